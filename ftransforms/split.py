@@ -167,39 +167,79 @@ def _rows_text(ids: numpy.ndarray) -> str:
 # ``vmap`` runs the function once (jax.vmap, torch.func.vmap), so every run of a split
 # starts from the state the call found: :func:`own_state` notes, before the first run, the
 # attributes of the object the function is bound to (or that it is: a callable layer), of
-# the user's objects its closure holds, and its closure's cells; :func:`restore_own_state`
-# rebinds what a run rebound before the next run.  Rebinding only: an in-place change
-# (``self.hist.append``, ``self.rm *= 0.9``) is not undone, nor are globals.
+# the user's objects its closure holds or its code names as globals, its closure's cells
+# and those globals' bindings (through the closures of transformed functions, to the
+# user's code); :func:`restore_own_state` rebinds what a run rebound before the next run.
+# Rebinding only: an in-place change (``self.hist.append``, ``self.rm *= 0.9``) is not
+# undone.  About a microsecond per vmap call (one shallow copy per object).
 def own_state(func: Any) -> list:
     """``(holder, shallow copy)`` of the function's own state (NOTE [the function's own
     state across a split]): ``(cell, contents)`` for its closure's cells, ``(__dict__,
-    copy)`` for the objects it is bound to or closes over."""
+    copy)`` for the objects it is bound to, is, closes over or names as globals, and
+    ``((globals, name), value)`` for the globals it names; through the closures of
+    transformed functions (``vmap(grad(layer))``) to the user's function or object."""
     out: list = []
+    _own_state(func, out, set(), 0)
+    return out
+
+
+_ABSENT = object()
+_SKIPPED = (type, types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+
+
+def _own_state(func: Any, out: list, seen: set, depth: int) -> None:
+    if id(func) in seen or depth > 4:
+        return
+    seen.add(id(func))
     kind = type(func)
-    if kind is types.FunctionType:
-        objects, cells = [], func.__closure__ or ()
-    elif kind is types.MethodType:
-        objects, cells = [func.__self__], getattr(func.__func__, "__closure__", None) or ()
-    else:
-        objects, cells = [func], ()  # a callable layer: its own attributes
-    for cell in cells:
+    if kind is types.MethodType:
+        _object_state(func.__self__, out, seen)
+        _own_state(func.__func__, out, seen, depth + 1)
+        return
+    if kind is not types.FunctionType:
+        _object_state(func, out, seen)  # a callable layer: its own attributes
+        try:
+            call = kind.__call__
+        except AttributeError:
+            return
+        if type(call) is types.FunctionType:  # ... and what its __call__ names
+            _own_state(call, out, seen, depth + 1)
+        return
+    user = not (func.__module__ or "").startswith("ftransforms")
+    for cell in func.__closure__ or ():
         try:
             value = cell.cell_contents
         except ValueError:  # not yet bound
             continue
-        out.append((cell, value))
-        objects.append(value)
-    for obj in objects:
-        attrs = getattr(obj, "__dict__", None)
-        if type(attrs) is dict and not isinstance(obj, (type, types.ModuleType)):
-            if not isinstance(obj, (types.FunctionType, types.MethodType)):
-                out.append((attrs, dict(attrs)))
-    return out
+        if user:
+            out.append((cell, value))
+        if callable(value) and not isinstance(value, type):
+            _own_state(value, out, seen, depth + 1)
+        elif user:
+            _object_state(value, out, seen)
+    if user:  # the globals it names: a counter it rebinds, a layer it calls
+        names = func.__globals__
+        for name in func.__code__.co_names:
+            value = names.get(name, _ABSENT)
+            if value is not _ABSENT and not isinstance(value, _SKIPPED):
+                out.append(((names, name), value))
+                _object_state(value, out, seen)
+
+
+def _object_state(obj: Any, out: list, seen: set) -> None:
+    attrs = getattr(obj, "__dict__", None)
+    if type(attrs) is dict and id(attrs) not in seen and not isinstance(obj, _SKIPPED):
+        seen.add(id(attrs))
+        out.append((attrs, dict(attrs)))
 
 
 def restore_own_state(state: list) -> None:
     """Rebind what a run rebound in :func:`own_state`'s holders."""
     for holder, old in state:
+        if type(holder) is tuple:  # (a module's globals, a name)
+            if holder[0].get(holder[1], _ABSENT) is not old:
+                holder[0][holder[1]] = old
+            continue
         if type(holder) is types.CellType:
             try:
                 if holder.cell_contents is not old:
@@ -212,9 +252,6 @@ def restore_own_state(state: list) -> None:
         for key, value in old.items():
             if holder.get(key, _ABSENT) is not value:
                 holder[key] = value
-
-
-_ABSENT = object()
 
 
 class Regroup(BaseException):

@@ -123,3 +123,26 @@ def test_vmap_split_restores_a_closed_over_counter_and_a_held_object() -> None:
     got = ft.vmap(f)(_X)
     np.testing.assert_allclose(got, [_StepCounter()(x) for x in _X])
     assert (calls, m.t) == (1, 1)
+
+
+_CALLS = 0
+_LAYER = _StepCounter()
+
+
+def _uses_globals(x: np.ndarray) -> np.ndarray:
+    global _CALLS
+    _CALLS += 1
+    return _LAYER(x) * _CALLS
+
+
+@pytest.mark.filterwarnings("ignore::ftransforms.errors.PerformanceWarning")
+def test_vmap_split_restores_globals_it_rebinds_and_reaches_through_grad() -> None:
+    global _CALLS, _LAYER
+    _CALLS, _LAYER = 0, _StepCounter()
+    got = ft.vmap(_uses_globals)(_X)
+    np.testing.assert_allclose(got, [_StepCounter()(x) for x in _X])
+    assert (_CALLS, _LAYER.t) == (1, 1)
+    m = _StepCounter()
+    got = ft.vmap(ft.grad(m))(_X)  # the layer is reached through grad's wrapper
+    np.testing.assert_allclose(got, [ft.grad(_StepCounter())(x) for x in _X])
+    assert m.t == 1
