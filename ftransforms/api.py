@@ -106,6 +106,7 @@ from ftransforms.pytree import (
 )
 from ftransforms.random import replaying_draws, same_randomness_across_chunks
 from ftransforms.split import (
+    check_rerunnable,
     join_parts,
     name_rows,
     own_state,
@@ -451,6 +452,7 @@ def _vmap_call(
             f"reduce over that group only.  Write the choice as one batched program "
             f"(fnp.where, ft.cond, ft.while_loop), or drop axis_name."
         ) from None
+    check_rerunnable(state, where, signal.site)
     rows = numpy.arange(size) if rows is None else rows
     if randomness != "same":
         try:  # a group's split is run by the group's caller (split.Regroup)

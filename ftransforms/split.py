@@ -111,12 +111,20 @@ from __future__ import annotations
 import dis
 import heapq
 import inspect
+import io
 import itertools
 import linecache
 import types
 import warnings
 import weakref
-from collections.abc import Callable, Mapping, MutableMapping, MutableSequence, MutableSet
+from collections.abc import (
+    Callable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    MutableSequence,
+    MutableSet,
+)
 from typing import Any
 
 import numpy
@@ -127,7 +135,7 @@ import ftransforms.row_scalars  # noqa: F401  (NOTE [a row's NumPy scalars]: its
 import ftransforms.row_warnings  # noqa: F401  (NOTE [warnings of some rows]: its wrapper)
 import ftransforms.whole_lines  # noqa: F401  (NOTE [a printed line is written whole])
 from ftransforms.arguments import out_dims_per_leaf, structure_str
-from ftransforms.core.errors import PerformanceWarning, SplitOutputError
+from ftransforms.core.errors import BatchedControlFlowError, PerformanceWarning, SplitOutputError
 from ftransforms.core.mutation import assign, clone, payload
 from ftransforms.core.private_arrays import write_locals
 from ftransforms.core.stack import current_stack
@@ -171,7 +179,9 @@ def _rows_text(ids: numpy.ndarray) -> str:
 # and those globals' bindings (through the closures of transformed functions, to the
 # user's code); :func:`restore_own_state` rebinds what a run rebound before the next run.
 # Rebinding only: an in-place change (``self.hist.append``, ``self.rm *= 0.9``) is not
-# undone.  About a microsecond per vmap call (one shallow copy per object).
+# undone.  An iterator among those values (``next(batches)``) cannot be set back, and a
+# rerun would read its next items: the split raises BatchedControlFlowError instead
+# (:func:`check_rerunnable`).  About a microsecond per vmap call (one shallow copy per object).
 def own_state(func: Any) -> list:
     """``(holder, shallow copy)`` of the function's own state (NOTE [the function's own
     state across a split]): ``(cell, contents)`` for its closure's cells, ``(__dict__,
@@ -216,14 +226,39 @@ def _own_state(func: Any, out: list, seen: set, depth: int) -> None:
         if callable(value) and not isinstance(value, type):
             _own_state(value, out, seen, depth + 1)
         elif user:
-            _object_state(value, out, seen)
+            _value(value, out, seen)
     if user:  # the globals it names: a counter it rebinds, a layer it calls
         names = func.__globals__
         for name in func.__code__.co_names:
             value = names.get(name, _ABSENT)
             if value is not _ABSENT and not isinstance(value, _SKIPPED):
                 out.append(((names, name), value))
-                _object_state(value, out, seen)
+                _value(value, out, seen)
+
+
+def _value(value: Any, out: list, seen: set) -> None:
+    if isinstance(value, Iterator) and not isinstance(value, io.IOBase):
+        out.append((_ITERATOR, value))
+    else:
+        _object_state(value, out, seen)
+
+
+def check_rerunnable(state: list, where: str, site: tuple) -> None:
+    """Raise where the function holds an iterator that a rerun of a split would advance
+    (NOTE [the function's own state across a split])."""
+    for holder, value in state:
+        if holder is _ITERATOR:
+            raise BatchedControlFlowError(
+                f"{where}: the rows of the batch disagree on a Python value at "
+                f"{site[0]}:{site[1]}, where the batch would be split and the function run "
+                f"again per group of rows, but it reads from an iterator it holds "
+                f"({type(value).__name__}), whose items a rerun would not see again.  Take "
+                f"the item outside the vmapped function and pass it in, or write the choice "
+                f"with fnp.where / ft.cond so that the batch stays one run."
+            )
+
+
+_ITERATOR = object()  # in own_state: an iterator the function holds
 
 
 def _object_state(obj: Any, out: list, seen: set) -> None:
@@ -236,6 +271,8 @@ def _object_state(obj: Any, out: list, seen: set) -> None:
 def restore_own_state(state: list) -> None:
     """Rebind what a run rebound in :func:`own_state`'s holders."""
     for holder, old in state:
+        if holder is _ITERATOR:
+            continue
         if type(holder) is tuple:  # (a module's globals, a name)
             if holder[0].get(holder[1], _ABSENT) is not old:
                 holder[0][holder[1]] = old

@@ -146,3 +146,21 @@ def test_vmap_split_restores_globals_it_rebinds_and_reaches_through_grad() -> No
     got = ft.vmap(ft.grad(m))(_X)  # the layer is reached through grad's wrapper
     np.testing.assert_allclose(got, [ft.grad(_StepCounter())(x) for x in _X])
     assert m.t == 1
+
+
+def test_vmap_split_of_a_function_reading_an_iterator_it_holds_raises() -> None:
+    # a rerun per group would read the iterator's next items (each group its own scale)
+    def scales():
+        k = 0.0
+        while True:
+            k += 1.0
+            yield k
+
+    batches = scales()
+
+    def f(x: np.ndarray) -> np.ndarray:
+        s = next(batches)
+        return x.sum() * s if x.sum() > 1.0 else -x.sum() * s
+
+    with pytest.raises(ft.errors.BatchedControlFlowError, match="iterator it holds"):
+        ft.vmap(f)(_X)
