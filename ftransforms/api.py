@@ -341,7 +341,7 @@ def _vmap_call(
     same_seeds = SeedReplay() if size > 1 and randomness == "same" else NO_REPLAY
     drew = ""  # the batch shared a draw from a held generator before a split or error
     first = _HELD_DRAW  # the batch's result, where it drew (from a generator made inside)
-    state = own_state(func) if split and size > 1 else ()  # NOTE [the function's own
+    state = own_state(func, leaves) if split and size > 1 else ()  # NOTE [the function's own
     # state across a split] (split.py): what each run of a split starts from
     try:
         with pushed(interp), same_seeds:

@@ -175,22 +175,31 @@ def _rows_text(ids: numpy.ndarray) -> str:
 # ``vmap`` runs the function once (jax.vmap, torch.func.vmap), so every run of a split
 # starts from the state the call found: :func:`own_state` notes, before the first run, the
 # attributes of the object the function is bound to (or that it is: a callable layer), of
-# the user's objects its closure holds or its code names as globals, its closure's cells
-# and those globals' bindings (through the closures of transformed functions, to the
-# user's code); :func:`restore_own_state` rebinds what a run rebound before the next run.
+# the user's objects its closure holds, its code names as globals or it is passed as is (a
+# pytree leaf among its arguments), its closure's cells and those globals' bindings
+# (through the closures of transformed functions, to the user's code);
+# :func:`restore_own_state` rebinds what a run rebound before the next run.
 # Rebinding only: an in-place change (``self.hist.append``, ``self.rm *= 0.9``) is not
 # undone.  An iterator among those values (``next(batches)``) cannot be set back, and a
 # rerun would read its next items: the split raises BatchedControlFlowError instead
 # (:func:`check_rerunnable`).  About a microsecond per vmap call (one shallow copy per object).
-def own_state(func: Any) -> list:
+def own_state(func: Any, leaves: list = ()) -> list:
     """``(holder, shallow copy)`` of the function's own state (NOTE [the function's own
     state across a split]): ``(cell, contents)`` for its closure's cells, ``(__dict__,
-    copy)`` for the objects it is bound to, is, closes over or names as globals, and
+    copy)`` for the objects it is bound to, is, closes over or names as globals, or that
+    are among the argument ``leaves``, and
     ``((globals, name), value)`` for the globals it names; through the closures of
     transformed functions (``vmap(grad(layer))``) to the user's function or object."""
     out: list = []
-    _own_state(func, out, set(), 0)
+    seen: set = set()
+    _own_state(func, out, seen, 0)
+    for leaf in leaves:  # an object passed as is (a pytree leaf: ``vmap(f)(x, opt)``)
+        if type(leaf) not in _PLAIN and not isinstance(leaf, Tracer):
+            _value(leaf, out, seen)
     return out
+
+
+_PLAIN = frozenset({numpy.ndarray, float, int, bool, complex, str, type(None)})
 
 
 _ABSENT = object()

@@ -164,3 +164,21 @@ def test_vmap_split_of_a_function_reading_an_iterator_it_holds_raises() -> None:
 
     with pytest.raises(ft.errors.BatchedControlFlowError, match="iterator it holds"):
         ft.vmap(f)(_X)
+
+
+class _Schedule:
+    def __init__(self) -> None:
+        self.t = 0
+
+
+@pytest.mark.filterwarnings("ignore::ftransforms.errors.PerformanceWarning")
+def test_vmap_split_restores_an_object_argument_passed_as_is() -> None:
+    def f(x: np.ndarray, sched: _Schedule) -> np.ndarray:
+        sched.t += 1
+        y = x * sched.t
+        return y.sum() if y.sum() > 1.0 else -y.sum()
+
+    sched = _Schedule()
+    got = ft.vmap(f, in_dims=(0, None))(_X, sched)
+    np.testing.assert_allclose(got, [f(x, _Schedule()) for x in _X])
+    assert sched.t == 1
