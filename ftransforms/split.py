@@ -246,6 +246,8 @@ def _own_state(func: Any, out: list, seen: set, depth: int) -> None:
 
 
 def _value(value: Any, out: list, seen: set) -> None:
+    if type(value) in _PLAIN:
+        return
     if isinstance(value, Iterator) and not isinstance(value, io.IOBase):
         out.append((_ITERATOR, value))
     else:
