@@ -645,7 +645,21 @@ _COLLECT = (
     else None
 )
 
+
 #: What a replay that reads a value whose recording read another runs: eagerly.
+def _eager_scalars_as_arrays(out: Any) -> Any:
+    """``out`` with its NumPy scalars as 0-d arrays, as a recording returns them (in
+    tuples, lists and dicts)."""
+    kind = type(out)
+    if isinstance(out, numpy.generic):
+        return numpy.asarray(out)
+    if kind is tuple or kind is list:
+        return kind(_eager_scalars_as_arrays(v) for v in out)
+    if kind is dict:
+        return {k: _eager_scalars_as_arrays(v) for k, v in out.items()}
+    return out
+
+
 _EAGER = Program([], 0, [], [], None, [], value_dependent=True)
 
 
@@ -1227,8 +1241,10 @@ def jit(
                 )
             return result
         if program.value_dependent:
-            # eagerly, on copies: the caller's arrays stay as the recording left them
-            return func(*_private_copies(args), **_private_copies(kwargs))
+            # eagerly, on copies: the caller's arrays stay as the recording left them; a
+            # NumPy scalar as a 0-d array, as the recording returned it
+            out = func(*_private_copies(args), **_private_copies(kwargs))
+            return _eager_scalars_as_arrays(out)
         if attach_later and attach_later.pop(id(program), None) is not None:
             tier.attach(program, "auto")
         if found is not None:

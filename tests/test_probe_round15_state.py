@@ -182,3 +182,20 @@ def test_vmap_split_restores_an_object_argument_passed_as_is() -> None:
     got = ft.vmap(f, in_dims=(0, None))(_X, sched)
     np.testing.assert_allclose(got, [f(x, _Schedule()) for x in _X])
     assert sched.t == 1
+
+
+def test_jit_eager_fallback_returns_what_the_recording_returned() -> None:
+    # a counter makes the signature run eagerly from its third call: the outputs keep
+    # their kind (0-d arrays, as the recording returns a NumPy scalar), in containers too
+    m = _Counted()
+
+    def f(x: np.ndarray) -> tuple:
+        s = m(x)
+        return s, {"a": x.sum()}
+
+    jf = ft.jit(f)
+    with pytest.warns(RuntimeWarning, match="runs eagerly"):
+        outs = [jf(_X[1]) for _ in range(4)]
+    for out in outs:
+        assert type(out) is tuple and type(out[0]) is np.ndarray, out
+        assert type(out[1]["a"]) is np.ndarray, out
