@@ -105,7 +105,16 @@ from ftransforms.pytree import (
     tree_unflatten,
 )
 from ftransforms.random import replaying_draws, same_randomness_across_chunks
-from ftransforms.split import join_parts, name_rows, row_arguments, run_groups, split_batch
+from ftransforms.split import (
+    check_rerunnable,
+    join_parts,
+    name_rows,
+    own_state,
+    restore_own_state,
+    row_arguments,
+    run_groups,
+    split_batch,
+)
 
 __all__ = [
     "grad",
@@ -332,6 +341,8 @@ def _vmap_call(
     same_seeds = SeedReplay() if size > 1 and randomness == "same" else NO_REPLAY
     drew = ""  # the batch shared a draw from a held generator before a split or error
     first = _HELD_DRAW  # the batch's result, where it drew (from a generator made inside)
+    state = own_state(func, leaves) if split and size > 1 else ()  # NOTE [the function's own
+    # state across a split] (split.py): what each run of a split starts from
     try:
         with pushed(interp), same_seeds:
             try:
@@ -420,12 +431,14 @@ def _vmap_call(
     if signal is None:  # run again without masking loops
         if held:
             restore(held, held_states)
+        restore_own_state(state)
         return _vmap_call(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
             False, group, name, aliases,
         )  # fmt: skip
 
     def rerun(sub_leaves, sub_size, sub_rows):
+        restore_own_state(state)
         return _vmap_call(
             func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
             split, sub_rows, masking, True, name, aliases,
@@ -439,6 +452,7 @@ def _vmap_call(
             f"reduce over that group only.  Write the choice as one batched program "
             f"(fnp.where, ft.cond, ft.while_loop), or drop axis_name."
         ) from None
+    check_rerunnable(state, where, signal.site)
     rows = numpy.arange(size) if rows is None else rows
     if randomness != "same":
         try:  # a group's split is run by the group's caller (split.Regroup)

@@ -518,8 +518,8 @@ def _trace(
         if stored and not interp.value_dependent:
             interp.value_dependent = True
             interp.reason = (
-                f"a traced value stored in {', '.join(stored)}, outside the function, which "
-                f"a replay would not store"
+                f"a traced value stored in {', '.join(dict.fromkeys(stored))}, outside the "
+                f"function, which a replay would not store"
             )
     if writes_inputs and not interp.value_dependent and interp.raises_inside:
         # NOTE [error handling set inside under jit] (program.py): a replay that raises is
@@ -572,8 +572,8 @@ def _trace(
     if itself and again:  # NOTE [containers the recording changes] (jit_guards.py)
         program.value_dependent = True
         program.reason = (
-            f"a change it makes at every call to {', '.join(itself)}, read from outside "
-            f"the function, which a replay would not make"
+            f"a change it makes at every call to {', '.join(dict.fromkeys(itself))}, read "
+            f"from outside the function, which a replay would not make"
         )
     if guards is not None and not program.value_dependent:
         # NOTE [outside arrays in rules under jit]; indices and masks whose numbers Python
@@ -649,7 +649,21 @@ _COLLECT = (
     else None
 )
 
+
 #: What a replay that reads a value whose recording read another runs: eagerly.
+def _eager_scalars_as_arrays(out: Any) -> Any:
+    """``out`` with its NumPy scalars as 0-d arrays, as a recording returns them (in
+    tuples, lists and dicts)."""
+    kind = type(out)
+    if isinstance(out, numpy.generic):
+        return numpy.asarray(out)
+    if kind is tuple or kind is list:
+        return kind(_eager_scalars_as_arrays(v) for v in out)
+    if kind is dict:
+        return {k: _eager_scalars_as_arrays(v) for k, v in out.items()}
+    return out
+
+
 _EAGER = Program([], 0, [], [], None, [], value_dependent=True)
 
 
@@ -1231,8 +1245,10 @@ def jit(
                 )
             return result
         if program.value_dependent:
-            # eagerly, on copies: the caller's arrays stay as the recording left them
-            return func(*_private_copies(args), **_private_copies(kwargs))
+            # eagerly, on copies: the caller's arrays stay as the recording left them; a
+            # NumPy scalar as a 0-d array, as the recording returned it
+            out = func(*_private_copies(args), **_private_copies(kwargs))
+            return _eager_scalars_as_arrays(out)
         if attach_later and attach_later.pop(id(program), None) is not None:
             tier.attach(program, "auto")
         if found is not None:

@@ -27,7 +27,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.backend import is_array
 from ftransforms.core.errors import ModuleStateError
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import Tracer, note_stored
 
 __all__ = ["functional_call", "functionalize", "named_arrays", "stack_module_state"]
 
@@ -230,7 +230,9 @@ def functional_call(
     name counts as given when its twin is, unless ``tie_weights=False``).  A name the model
     rebinds during the call (``self.count = self.count + 1``) is written back into the
     dict when one dict is given, as torch does (a sequence of dicts torch merges into a
-    new one first, so nothing reaches the caller's dicts: none here either).  Under
+    new one first, so nothing reaches the caller's dicts: none here either); a traced value
+    written back into a dict that outlives the transform raises EscapedTracerError naming
+    the entry when used.  Under
     :func:`vmap`/:func:`grad` this is how a model object is called with batched or
     differentiated weights.
 
@@ -298,7 +300,17 @@ def functional_call(
                 try:
                     source[key] = now  # type: ignore[index]
                 except TypeError:  # a read-only mapping: nothing to write back into
-                    pass
+                    continue
+                if isinstance(now, Tracer):  # used after its transform: say who put it there
+                    note_stored(now, lambda k=key: k, _WROTE_BACK.format(call=call))
+
+
+_WROTE_BACK = (
+    "{call} wrote it into the dict of arrays it was given, under {{!r}}, as "
+    "torch.func.functional_call writes back an array the model rebinds during the call "
+    "(a running statistic), and that dict (a closed-over one) outlived the transform; "
+    "give functional_call a copy, dict(buffers), to keep the dict's arrays"
+)
 
 
 def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any]]:

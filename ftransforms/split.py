@@ -88,7 +88,8 @@ in that run gives up too, and so does ``repr(n)`` (the loop writes the number's 
 ``str(n)`` and ``f"{n}"`` read the rows, as for any batched value).  Giving up, the run
 goes on as a split.  Globals and
 the caller's state are not checked: as for ``jax.vmap``, ``f`` is taken to be a function
-of its arguments.
+of its arguments; what it rebinds of its own (``self.t += 1``, a ``nonlocal`` counter) is
+rebound back before each rerun (NOTE [the function's own state across a split]).
 
 Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count,
 so rows with equal counts stay one batched run; code with a batched path of its own
@@ -115,12 +116,20 @@ from __future__ import annotations
 import dis
 import heapq
 import inspect
+import io
 import itertools
 import linecache
 import types
 import warnings
 import weakref
-from collections.abc import Callable, Mapping, MutableMapping, MutableSequence, MutableSet
+from collections.abc import (
+    Callable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    MutableSequence,
+    MutableSet,
+)
 from typing import Any
 
 import numpy
@@ -131,7 +140,7 @@ import ftransforms.row_scalars  # noqa: F401  (NOTE [a row's NumPy scalars]: its
 import ftransforms.row_warnings  # noqa: F401  (NOTE [warnings of some rows]: its wrapper)
 import ftransforms.whole_lines  # noqa: F401  (NOTE [a printed line is written whole])
 from ftransforms.arguments import out_dims_per_leaf, structure_str
-from ftransforms.core.errors import PerformanceWarning, SplitOutputError
+from ftransforms.core.errors import BatchedControlFlowError, PerformanceWarning, SplitOutputError
 from ftransforms.core.mutation import assign, clone, payload
 from ftransforms.core.private_arrays import write_locals
 from ftransforms.core.stack import current_stack
@@ -161,6 +170,141 @@ def group_rows(rows: Any) -> list[numpy.ndarray]:
 def _rows_text(ids: numpy.ndarray) -> str:
     shown = ", ".join(str(int(i)) for i in ids[:8])
     return shown + (f", ... ({ids.size} rows)" if ids.size > 8 else "")
+
+
+# NOTE [the function's own state across a split]: each group of a split runs the function
+# again from its start, so a change the first run made to state the function keeps outside
+# its arguments (``self.t += 1`` of a layer, ``self.running_mean = ...``, a ``nonlocal``
+# counter) would be made once more per group, and a group would compute with the count the
+# groups before it left (``x * self.t``: neither the loop over rows nor a single run).
+# ``vmap`` runs the function once (jax.vmap, torch.func.vmap), so every run of a split
+# starts from the state the call found: :func:`own_state` notes, before the first run, the
+# attributes of the object the function is bound to (or that it is: a callable layer), of
+# the user's objects its closure holds, its code names as globals or it is passed as is (a
+# pytree leaf among its arguments), its closure's cells and those globals' bindings
+# (through the closures of transformed functions, to the user's code);
+# :func:`restore_own_state` rebinds what a run rebound before the next run.
+# Rebinding only: an in-place change (``self.hist.append``, ``self.rm *= 0.9``) is not
+# undone.  An iterator among those values (``next(batches)``) cannot be set back, and a
+# rerun would read its next items: the split raises BatchedControlFlowError instead
+# (:func:`check_rerunnable`).  About a microsecond per vmap call (one shallow copy per object).
+def own_state(func: Any, leaves: list = ()) -> list:
+    """``(holder, shallow copy)`` of the function's own state (NOTE [the function's own
+    state across a split]): ``(cell, contents)`` for its closure's cells, ``(__dict__,
+    copy)`` for the objects it is bound to, is, closes over or names as globals, or that
+    are among the argument ``leaves``, and
+    ``((globals, name), value)`` for the globals it names; through the closures of
+    transformed functions (``vmap(grad(layer))``) to the user's function or object."""
+    out: list = []
+    seen: set = set()
+    _own_state(func, out, seen, 0)
+    for leaf in leaves:  # an object passed as is (a pytree leaf: ``vmap(f)(x, opt)``)
+        if type(leaf) not in _PLAIN and not isinstance(leaf, Tracer):
+            _value(leaf, out, seen)
+    return out
+
+
+_PLAIN = frozenset({numpy.ndarray, float, int, bool, complex, str, type(None)})
+
+
+_ABSENT = object()
+_SKIPPED = (type, types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+
+
+def _own_state(func: Any, out: list, seen: set, depth: int) -> None:
+    if id(func) in seen or depth > 4:
+        return
+    seen.add(id(func))
+    kind = type(func)
+    if kind is types.MethodType:
+        _object_state(func.__self__, out, seen)
+        _own_state(func.__func__, out, seen, depth + 1)
+        return
+    if kind is not types.FunctionType:
+        _object_state(func, out, seen)  # a callable layer: its own attributes
+        try:
+            call = kind.__call__
+        except AttributeError:
+            return
+        if type(call) is types.FunctionType:  # ... and what its __call__ names
+            _own_state(call, out, seen, depth + 1)
+        return
+    user = not (func.__module__ or "").startswith("ftransforms")
+    for cell in func.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # not yet bound
+            continue
+        if user:
+            out.append((cell, value))
+        if callable(value) and not isinstance(value, type):
+            _own_state(value, out, seen, depth + 1)
+        elif user:
+            _value(value, out, seen)
+    if user:  # the globals it names: a counter it rebinds, a layer it calls
+        names = func.__globals__
+        for name in func.__code__.co_names:
+            value = names.get(name, _ABSENT)
+            if value is not _ABSENT and not isinstance(value, _SKIPPED):
+                out.append(((names, name), value))
+                _value(value, out, seen)
+
+
+def _value(value: Any, out: list, seen: set) -> None:
+    if type(value) in _PLAIN:
+        return
+    if isinstance(value, Iterator) and not isinstance(value, io.IOBase):
+        out.append((_ITERATOR, value))
+    else:
+        _object_state(value, out, seen)
+
+
+def check_rerunnable(state: list, where: str, site: tuple) -> None:
+    """Raise where the function holds an iterator that a rerun of a split would advance
+    (NOTE [the function's own state across a split])."""
+    for holder, value in state:
+        if holder is _ITERATOR:
+            raise BatchedControlFlowError(
+                f"{where}: the rows of the batch disagree on a Python value at "
+                f"{site[0]}:{site[1]}, where the batch would be split and the function run "
+                f"again per group of rows, but it reads from an iterator it holds "
+                f"({type(value).__name__}), whose items a rerun would not see again.  Take "
+                f"the item outside the vmapped function and pass it in, or write the choice "
+                f"with fnp.where / ft.cond so that the batch stays one run."
+            )
+
+
+_ITERATOR = object()  # in own_state: an iterator the function holds
+
+
+def _object_state(obj: Any, out: list, seen: set) -> None:
+    attrs = getattr(obj, "__dict__", None)
+    if type(attrs) is dict and id(attrs) not in seen and not isinstance(obj, _SKIPPED):
+        seen.add(id(attrs))
+        out.append((attrs, dict(attrs)))
+
+
+def restore_own_state(state: list) -> None:
+    """Rebind what a run rebound in :func:`own_state`'s holders."""
+    for holder, old in state:
+        if holder is _ITERATOR:
+            continue
+        if type(holder) is tuple:  # (a module's globals, a name)
+            if holder[0].get(holder[1], _ABSENT) is not old:
+                holder[0][holder[1]] = old
+            continue
+        if type(holder) is types.CellType:
+            try:
+                if holder.cell_contents is not old:
+                    holder.cell_contents = old
+            except ValueError:
+                holder.cell_contents = old
+            continue
+        for key in [k for k in holder if k not in old]:
+            del holder[key]
+        for key, value in old.items():
+            if holder.get(key, _ABSENT) is not value:
+                holder[key] = value
 
 
 class Regroup(BaseException):

@@ -52,8 +52,7 @@ def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
     if stored is not None and stored[0]() is tracer:
         return EscapedTracerError(
             f"{tracer._interp.name}: one of its tracers was used ({use}) after that "
-            f"transform had returned: the function stored it in {stored[1]()}, inside an "
-            f"argument that the transform passed as is (an escaped tracer, as in JAX).  "
+            f"transform had returned: {stored[1]()} (an escaped tracer, as in JAX).  "
             f"Return the value from the function instead (has_aux=True returns it beside "
             f"the output) and store it after the transform."
         )
@@ -72,10 +71,21 @@ def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
 STORED: dict[int, tuple] = {}
 
 
-def note_stored(tracer: Tracer, place: Callable[[], str]) -> None:
-    """Note that ``tracer`` was left in an argument's container at ``place()``."""
+def note_stored(tracer: Tracer, place: Callable[[], str], how: str = "") -> None:
+    """Note that ``tracer`` was left in an argument's container at ``place()`` (or, with
+    ``how``, where ``how.format(place())`` says: a sentence naming who stored it there)."""
     key = id(tracer)
-    STORED[key] = (weakref.ref(tracer, lambda _, k=key: STORED.pop(k, None)), place)
+    text = (
+        (lambda: how.format(place()))
+        if how
+        else (
+            lambda: (
+                f"the function stored it in {place()}, inside an argument that the "
+                "transform passed as is"
+            )
+        )
+    )
+    STORED[key] = (weakref.ref(tracer, lambda _, k=key: STORED.pop(k, None)), text)
 
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
