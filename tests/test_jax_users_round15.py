@@ -1,0 +1,29 @@
+"""Round 15 of JAX users' probes: ``jnp.array``'s keywords, ... each against JAX (x64)."""
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from tests.tolerances import assert_tree_close, tol
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+jnp = jax.numpy
+
+
+@pytest.mark.parametrize("ndmin", [0, 1, 3])
+def test_array_ndmin_adds_leading_axes_as_jax(ndmin):
+    # ndmin was swallowed by **kw: fnp.array(x, ndmin=3) kept x's two dimensions
+    x = np.arange(6.0).reshape(2, 3)
+    assert_tree_close(ft.numpy.array(x, ndmin=ndmin), jnp.array(x, ndmin=ndmin), **tol(np.float64))
+    ours = ft.vmap(lambda r: ft.numpy.array(r, ndmin=ndmin))(x)
+    theirs = jax.vmap(lambda r: jnp.array(r, ndmin=ndmin))(x)
+    assert ours.shape == theirs.shape
+    g = ft.grad(lambda t: (ft.numpy.array([t, 2 * t], ndmin=ndmin) ** 2).sum())(1.5)
+    jg = jax.grad(lambda t: (jnp.array([t, 2 * t], ndmin=ndmin) ** 2).sum())(1.5)
+    assert_tree_close(g, jg, **tol(np.float64))
+
+
+def test_array_refuses_unknown_keywords():
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        ft.numpy.array(np.ones(2), ndim=2)
