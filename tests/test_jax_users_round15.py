@@ -1,4 +1,5 @@
-"""Round 15 of JAX users' probes: ``jnp.array``'s keywords, ... each against JAX (x64)."""
+"""Round 15 of JAX users' probes, each against JAX (x64): ``jnp.array``/``asarray``'s
+keywords, ..."""
 
 import numpy as np
 import pytest
@@ -27,3 +28,12 @@ def test_array_ndmin_adds_leading_axes_as_jax(ndmin):
 def test_array_refuses_unknown_keywords():
     with pytest.raises(TypeError, match="unexpected keyword"):
         ft.numpy.array(np.ones(2), ndim=2)
+
+
+def test_asarray_copy_keyword_copies():
+    # copy=True was swallowed by **kw: the "copy" was the caller's array itself
+    x = np.ones(3)
+    y = ft.numpy.asarray(x, copy=True)
+    assert y is not x and not np.shares_memory(x, y)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        ft.numpy.asarray(x, ndmin=2)

@@ -48,7 +48,15 @@ __all__ = [
 ]
 
 
-def asarray(x: Any, dtype: Any = None, **kw: Any) -> Any:
+def asarray(
+    x: Any,
+    dtype: Any = None,
+    order: str | None = None,
+    *,
+    device: Any = None,
+    copy: bool | None = None,
+    like: Any = None,
+) -> Any:
     """``numpy.asarray`` that keeps tracers, and stacks (nested) lists and tuples that hold
     tracers of any transform levels beside scalars and arrays, with NumPy's dtype rules
     (constants are made on the tracers' backend).
@@ -58,17 +66,19 @@ def asarray(x: Any, dtype: Any = None, **kw: Any) -> Any:
         >>> float(grad(lambda t: asarray([[t, 2.0], [1, t * t]]).sum())(3.0))
         7.0
     """
+    check_device("asarray", device)
     if type(x) is numpy.ndarray and x.dtype.kind == "O":
         x = from_object_array(x)
     if isinstance(x, Tracer):
         return x if dtype is None else astype(x, dtype)
-    like = kw.pop("like", None)
     if isinstance(x, (list, tuple)) and holds_tracer(x):
         like = like if like is not None else _first_tracer(x)
         out = stack([asarray(v, like=like) for v in x])
         return out if dtype is None else astype(out, dtype)
     xp = xp_of(like) if like is not None else namespace_of(x)
-    return xp.asarray(x, dtype=dtype)
+    if copy is None:
+        return xp.asarray(x, dtype=dtype, order=order)
+    return xp.asarray(x, dtype=dtype, order=order, copy=copy)
 
 
 def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
