@@ -37,3 +37,43 @@ def test_asarray_copy_keyword_copies():
     assert y is not x and not np.shares_memory(x, y)
     with pytest.raises(TypeError, match="unexpected keyword"):
         ft.numpy.asarray(x, ndmin=2)
+
+
+_CONTINUOUS_AT_NAN = [
+    ("gamma", (2.0,)),
+    ("chi2", (3.0, 0.1, 2.0)),
+    ("expon", ()),
+    ("beta", (2.0, 3.0)),
+    ("pareto", (2.0,)),
+    ("truncnorm", (-1.0, 2.0)),
+    ("uniform", ()),
+    ("lognorm", (0.5,)),
+]
+
+
+@pytest.mark.parametrize(("name", "params"), _CONTINUOUS_AT_NAN)
+def test_continuous_stats_are_nan_at_nan_as_scipy(name, params):
+    # a NaN x was taken for "outside the support": pdf 0, cdf 0, sf 1 instead of NaN
+    # (SciPy's NaN; JAX's own gamma.pdf/truncnorm.cdf disagree with SciPy there)
+    import scipy.stats
+
+    xs = np.array([np.nan, 0.5, 2.0])
+    for method in ["pdf", "logpdf", "cdf", "logcdf", "sf", "logsf"]:
+        ours = getattr(getattr(ft.scipy.stats, name), method)(xs, *params)
+        expect = getattr(getattr(scipy.stats, name), method)(xs, *params)
+        assert np.isnan(ours[0]) and np.isnan(expect[0]), method
+        assert_tree_close(ours[1:], expect[1:], **tol(np.float64))
+
+
+@pytest.mark.parametrize(
+    ("name", "params"), [("poisson", (2.0,)), ("binom", (5, 0.3)), ("nbinom", (3, 0.4))]
+)
+def test_discrete_stats_are_nan_at_nan_as_scipy(name, params):
+    import scipy.stats
+
+    ks = np.array([np.nan, 1.0, 3.0])
+    for method in ["pmf", "logpmf", "cdf", "sf"]:
+        ours = getattr(getattr(ft.scipy.stats, name), method)(ks, *params)
+        expect = getattr(getattr(scipy.stats, name), method)(ks, *params)
+        assert np.isnan(ours[0]) and np.isnan(expect[0]), method
+        assert_tree_close(ours[1:], expect[1:], **tol(np.float64))
