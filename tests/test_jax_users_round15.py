@@ -77,3 +77,15 @@ def test_discrete_stats_are_nan_at_nan_as_scipy(name, params):
         expect = getattr(getattr(scipy.stats, name), method)(ks, *params)
         assert np.isnan(ours[0]) and np.isnan(expect[0]), method
         assert_tree_close(ours[1:], expect[1:], **tol(np.float64))
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_polar_takes_jax_method_keywords(side):
+    # jax.scipy.linalg.polar's keyword-only method/eps/max_iterations raised TypeError
+    a = np.array([[2.0, 1.0, 0.0], [0.5, -3.0, 1.0], [0.0, 1.0, 4.0]])
+    ours = ft.scipy.linalg.polar(a, side, method="svd")
+    assert_tree_close(ours, jax.scipy.linalg.polar(a, side, method="svd"), **tol(np.float64))
+    u, p = ft.scipy.linalg.polar(a, side, method="qdwh", eps=1e-12, max_iterations=10)
+    assert_tree_close(u, ours[0], **tol(np.float64))
+    with pytest.raises(ValueError, match="method"):
+        ft.scipy.linalg.polar(a, method="newton")
