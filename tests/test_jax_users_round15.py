@@ -89,3 +89,28 @@ def test_polar_takes_jax_method_keywords(side):
     assert_tree_close(u, ours[0], **tol(np.float64))
     with pytest.raises(ValueError, match="method"):
         ft.scipy.linalg.polar(a, method="newton")
+
+
+@pytest.mark.parametrize("mode", ["full", "economic", "r"])
+def test_scipy_qr_with_column_pivoting_matches_jax(mode):
+    # qr(a, pivoting=True) raised UnsupportedOperationError; JAX returns (..., P) as SciPy
+    a = np.array([[1.0, 3.0, -2.0], [0.5, 4.0, 1.0], [2.0, -1.0, 0.0], [1.0, 0.0, 5.0]])
+    ours = ft.scipy.linalg.qr(a, mode=mode, pivoting=True)
+    theirs = jax.scipy.linalg.qr(a, mode=mode, pivoting=True)
+    assert len(ours) == len(theirs) and ours[-1].dtype == theirs[-1].dtype
+    assert_tree_close(tuple(ours), tuple(theirs), **tol(np.float64))
+
+
+def test_scipy_qr_pivoting_under_grad_and_vmap_matches_jax():
+    a = np.array([[1.0, 3.0, -2.0], [0.5, 4.0, 1.0], [2.0, -1.0, 0.0], [1.0, 0.0, 5.0]])
+
+    def f(qr, m):
+        q, r, _ = qr(m, mode="economic", pivoting=True)
+        return (r[0, :] ** 2).sum() + q[1, 1]
+
+    g = ft.grad(lambda m: f(ft.scipy.linalg.qr, m))(a)
+    assert_tree_close(g, jax.grad(lambda m: f(jax.scipy.linalg.qr, m))(a), **tol(np.float64))
+    batch = np.stack([a, a[:, ::-1]])  # the rows pivot differently
+    ours = ft.vmap(lambda m: ft.scipy.linalg.qr(m, mode="economic", pivoting=True))(batch)
+    theirs = jax.vmap(lambda m: jax.scipy.linalg.qr(m, mode="economic", pivoting=True))(batch)
+    assert_tree_close(tuple(ours), tuple(theirs), **tol(np.float64))
