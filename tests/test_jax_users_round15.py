@@ -114,3 +114,13 @@ def test_scipy_qr_pivoting_under_grad_and_vmap_matches_jax():
     ours = ft.vmap(lambda m: ft.scipy.linalg.qr(m, mode="economic", pivoting=True))(batch)
     theirs = jax.vmap(lambda m: jax.scipy.linalg.qr(m, mode="economic", pivoting=True))(batch)
     assert_tree_close(tuple(ours), tuple(theirs), **tol(np.float64))
+
+
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_lax_linalg_qr_with_pivoting_over_batch_axes_matches_jax(full_matrices):
+    a = np.array([[1.0, 3.0, -2.0], [0.5, 4.0, 1.0], [2.0, -1.0, 0.0], [1.0, 0.0, 5.0]])
+    batch = np.stack([a, a[:, ::-1]])
+    ours = ft.lax.linalg.qr(batch, pivoting=True, full_matrices=full_matrices)
+    theirs = jax.lax.linalg.qr(batch, pivoting=True, full_matrices=full_matrices)
+    assert ours[2].dtype == theirs[2].dtype
+    assert_tree_close(tuple(ours), tuple(theirs), **tol(np.float64))
