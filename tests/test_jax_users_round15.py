@@ -126,3 +126,29 @@ def test_lax_linalg_qr_with_pivoting_over_batch_axes_matches_jax(full_matrices):
     theirs = jax.lax.linalg.qr(batch, pivoting=True, full_matrices=full_matrices)
     assert ours[2].dtype == theirs[2].dtype
     assert_tree_close(tuple(ours), tuple(theirs), **tol(np.float64))
+
+
+def test_dynamic_slice_allow_negative_indices_false_clamps_traced_starts_as_jax():
+    # JAX's keyword-only allow_negative_indices raised TypeError; False: no wrap-around
+    x = np.arange(10.0)
+    starts = np.array([-3, 9, 4])
+    ours = ft.vmap(lambda i: ft.lax.dynamic_slice(x, (i,), (2,), allow_negative_indices=False))(
+        starts
+    )
+    theirs = jax.vmap(lambda i: jax.lax.dynamic_slice(x, (i,), (2,), allow_negative_indices=False))(
+        starts
+    )
+    assert_tree_close(ours, theirs, **tol(np.float64))
+    upd = ft.vmap(
+        lambda i: ft.lax.dynamic_update_slice_in_dim(
+            x, np.ones(2), i, 0, allow_negative_indices=False
+        )
+    )(starts)
+    jupd = jax.vmap(
+        lambda i: jax.lax.dynamic_update_slice_in_dim(
+            x, np.ones(2), i, 0, allow_negative_indices=False
+        )
+    )(starts)
+    assert_tree_close(upd, jupd, **tol(np.float64))
+    with pytest.raises(ValueError, match="allow_negative_indices=False"):
+        ft.lax.dynamic_index_in_dim(x, -3, allow_negative_indices=False)
