@@ -152,3 +152,19 @@ def test_dynamic_slice_allow_negative_indices_false_clamps_traced_starts_as_jax(
     assert_tree_close(upd, jupd, **tol(np.float64))
     with pytest.raises(ValueError, match="allow_negative_indices=False"):
         ft.lax.dynamic_index_in_dim(x, -3, allow_negative_indices=False)
+
+
+@pytest.mark.parametrize("name", ["unique_all", "unique_counts", "unique_inverse", "unique_values"])
+def test_unique_family_takes_jax_size_and_fill_value(name):
+    # jnp.unique_*(x, size=, fill_value=) raised TypeError (only fnp.unique had them)
+    x = np.array([3, 1, 3, 2, 1, 7])
+    for kw in ({"size": 6, "fill_value": -1}, {"size": 2}):
+        ours = getattr(ft.numpy, name)(x, **kw)
+        theirs = getattr(jnp, name)(x, **kw)
+        ours = tuple(ours) if isinstance(ours, tuple) else ours
+        theirs = tuple(theirs) if isinstance(theirs, tuple) else theirs
+        assert_tree_close(ours, theirs, **tol(np.float64))
+    batch = np.array([[1, 1, 2], [3, 3, 3]])
+    ours = ft.vmap(lambda r: ft.numpy.unique_values(r, size=3, fill_value=0))(batch)
+    theirs = jax.vmap(lambda r: jnp.unique_values(r, size=3, fill_value=0))(batch)
+    assert_tree_close(ours, theirs, **tol(np.float64))

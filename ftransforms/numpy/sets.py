@@ -335,10 +335,11 @@ _UniqueAll, _UniqueCounts, _UniqueInverse = _unique_results()
 
 
 @implements("numpy.unique_all")
-def unique_all(x: Any) -> Any:
+def unique_all(x: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """``numpy.unique_all``: a named tuple of the sorted distinct ``values``, the ``indices``
     of their first occurrences, the ``inverse_indices`` (shaped like ``x``) and the
-    ``counts``, as :func:`unique` with NaNs kept apart (``equal_nan=False``).
+    ``counts``, as :func:`unique` with NaNs kept apart (``equal_nan=False``); ``size`` and
+    ``fill_value`` as :func:`unique`'s (JAX's fixed-size form), as in the three below.
 
     Example:
         >>> import numpy as np
@@ -347,11 +348,13 @@ def unique_all(x: Any) -> Any:
         >>> r.values.tolist(), r.indices.tolist(), r.inverse_indices.tolist(), r.counts.tolist()
         ([1, 2, 3], [1, 3, 0], [2, 0, 2, 1], [1, 1, 2])
     """
-    return _UniqueAll(*unique(x, True, True, True, equal_nan=False))
+    return _UniqueAll(
+        *unique(x, True, True, True, equal_nan=False, size=size, fill_value=fill_value)
+    )
 
 
 @implements("numpy.unique_counts")
-def unique_counts(x: Any) -> Any:
+def unique_counts(x: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """``numpy.unique_counts``: values and counts.
 
     Example:
@@ -359,11 +362,12 @@ def unique_counts(x: Any) -> Any:
         >>> unique_counts(np.array([2.0, 1.0, 2.0])).counts.tolist()
         [1, 2]
     """
-    return _UniqueCounts(*unique(x, return_counts=True, equal_nan=False))
+    kw = {"size": size, "fill_value": fill_value}
+    return _UniqueCounts(*unique(x, return_counts=True, equal_nan=False, **kw))
 
 
 @implements("numpy.unique_inverse")
-def unique_inverse(x: Any) -> Any:
+def unique_inverse(x: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """``numpy.unique_inverse``: a named tuple of the sorted distinct ``values`` and the
     ``inverse_indices`` (shaped like ``x``) that rebuild ``x`` from them.
 
@@ -376,11 +380,12 @@ def unique_inverse(x: Any) -> Any:
         >>> values[inverse].tolist()
         [[3, 1], [3, 2]]
     """
-    return _UniqueInverse(*unique(x, return_inverse=True, equal_nan=False))
+    kw = {"size": size, "fill_value": fill_value}
+    return _UniqueInverse(*unique(x, return_inverse=True, equal_nan=False, **kw))
 
 
 @implements("numpy.unique_values")
-def unique_values(x: Any) -> Any:
+def unique_values(x: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """``numpy.unique_values``: the sorted distinct values (NaNs kept apart).  Their number is
     read from the values; they are differentiable by gather (each distinct value takes the
     derivative at its first occurrence).
@@ -396,4 +401,4 @@ def unique_values(x: Any) -> Any:
         ... )
         array([10.,  1.,  0.])
     """
-    return unique(x, equal_nan=False)
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
