@@ -168,3 +168,17 @@ def test_unique_family_takes_jax_size_and_fill_value(name):
     ours = ft.vmap(lambda r: ft.numpy.unique_values(r, size=3, fill_value=0))(batch)
     theirs = jax.vmap(lambda r: jnp.unique_values(r, size=3, fill_value=0))(batch)
     assert_tree_close(ours, theirs, **tol(np.float64))
+
+
+@pytest.mark.parametrize("kw", [{"size": 6}, {"size": 2}, {"size": 4, "fill_value": -1}])
+def test_intersect1d_setxor1d_take_jax_size_and_fill_value(kw):
+    # size=/fill_value= raised TypeError; JAX pads values with the smallest one (or the
+    # fill_value) and intersect1d's indices with the arrays' lengths
+    a, b = np.array([3, 1, 3, 2, 7]), np.array([2, 5, 1])
+    assert_tree_close(ft.numpy.setxor1d(a, b, **kw), jnp.setxor1d(a, b, **kw), **tol(np.float64))
+    assert_tree_close(
+        ft.numpy.intersect1d(a, b, **kw), jnp.intersect1d(a, b, **kw), **tol(np.float64)
+    )
+    ours = ft.numpy.intersect1d(a, b, return_indices=True, **kw)
+    theirs = jnp.intersect1d(a, b, return_indices=True, **kw)
+    assert_tree_close(tuple(ours), tuple(theirs), **tol(np.float64))

@@ -182,6 +182,12 @@ def _to_size(values: Any, size: int | None, fill_value: Any) -> Any:
     return concatenate([values, pad])
 
 
+def _smallest_or_zero(values: Any) -> Any:
+    """The first of the sorted 1-d ``values`` (JAX's padding of a sized set result), 0 when
+    there is none."""
+    return getitem(values, 0) if shape(values)[0] else 0
+
+
 def _sorted_pairs(ar1: Any, ar2: Any, assume_unique: bool) -> tuple[Any, Any, Any]:
     """Both arrays made unique (unless assumed) and sorted together, with a mask of the
     values that appear twice in a row (in both arrays)."""
@@ -196,10 +202,18 @@ def _sorted_pairs(ar1: Any, ar2: Any, assume_unique: bool) -> tuple[Any, Any, An
 
 @implements(numpy.intersect1d)
 def intersect1d(
-    ar1: Any, ar2: Any, assume_unique: bool = False, return_indices: bool = False
+    ar1: Any,
+    ar2: Any,
+    assume_unique: bool = False,
+    return_indices: bool = False,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
 ) -> Any:
     """``numpy.intersect1d``: the sorted values in both; with ``return_indices``, also the
-    indices of their first occurrences in the flattened ``ar1`` and ``ar2``.
+    indices of their first occurrences in the flattened ``ar1`` and ``ar2``.  ``jax.numpy``'s
+    ``size=`` keeps the first ``size`` values, padded with ``fill_value`` (default: the
+    smallest value, or 0 when there is none) and the indices with the arrays' lengths.
 
     Example:
         >>> import numpy as np
@@ -208,6 +222,15 @@ def intersect1d(
         >>> [v.tolist() for v in intersect1d([4, 2, 7], [7, 4], return_indices=True)]
         [[4, 7], [0, 2], [1, 0]]
     """
+    if size is not None:
+        out = intersect1d(ar1, ar2, assume_unique, return_indices)
+        values = out[0] if return_indices else out
+        fill = _smallest_or_zero(values) if fill_value is None else fill_value
+        values = _to_size(values, size, fill)
+        if not return_indices:
+            return values
+        n1, n2 = (math.prod(shape(a)) for a in (ar1, ar2))
+        return values, _to_size(out[1], size, n1), _to_size(out[2], size, n2)
     if not return_indices:
         _, _, aux = _sorted_pairs(ar1, ar2, assume_unique)
         if shape(aux)[0] < 2:
@@ -241,14 +264,27 @@ def intersect1d(
 
 
 @implements(numpy.setxor1d)
-def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
-    """``numpy.setxor1d``: the sorted values in exactly one of the arrays.
+def setxor1d(
+    ar1: Any,
+    ar2: Any,
+    assume_unique: bool = False,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """``numpy.setxor1d``: the sorted values in exactly one of the arrays; ``jax.numpy``'s
+    ``size=`` keeps the first ``size``, padded with ``fill_value`` (default: the smallest
+    value, or 0 when there is none).
 
     Example:
         >>> import numpy as np
         >>> setxor1d(np.array([1, 2, 3]), np.array([2, 3, 4])).tolist()
         [1, 4]
     """
+    if size is not None:
+        values = setxor1d(ar1, ar2, assume_unique)
+        fill = _smallest_or_zero(values) if fill_value is None else fill_value
+        return _to_size(values, size, fill)
     _, _, aux = _sorted_pairs(ar1, ar2, assume_unique)
     if shape(aux)[0] == 0:
         return aux
