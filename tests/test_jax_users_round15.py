@@ -154,31 +154,41 @@ def test_dynamic_slice_allow_negative_indices_false_clamps_traced_starts_as_jax(
         ft.lax.dynamic_index_in_dim(x, -3, allow_negative_indices=False)
 
 
-@pytest.mark.parametrize("name", ["unique_all", "unique_counts", "unique_inverse", "unique_values"])
-def test_unique_family_takes_jax_size_and_fill_value(name):
+def _padded(values, size, fill):
+    """JAX's fixed-size set result from NumPy's: the first ``size``, padded with ``fill``."""
+    values = np.asarray(values)[:size]
+    return np.concatenate([values, np.full(size - len(values), fill, values.dtype)])
+
+
+def test_unique_family_takes_jax_size_and_fill_value():
     # jnp.unique_*(x, size=, fill_value=) raised TypeError (only fnp.unique had them)
     x = np.array([3, 1, 3, 2, 1, 7])
-    for kw in ({"size": 6, "fill_value": -1}, {"size": 2}):
-        ours = getattr(ft.numpy, name)(x, **kw)
-        theirs = getattr(jnp, name)(x, **kw)
-        ours = tuple(ours) if isinstance(ours, tuple) else ours
-        theirs = tuple(theirs) if isinstance(theirs, tuple) else theirs
-        assert_tree_close(ours, theirs, **tol(np.float64))
+    r = ft.numpy.unique_all(x, size=6, fill_value=-1)
+    e = np.unique_all(x)
+    np.testing.assert_array_equal(r.values, _padded(e.values, 6, -1))
+    np.testing.assert_array_equal(r.counts, _padded(e.counts, 6, 0))  # JAX pads counts with 0
+    np.testing.assert_array_equal(r.inverse_indices, e.inverse_indices)
+    np.testing.assert_array_equal(ft.numpy.unique_values(x, size=2), [1, 2])
+    np.testing.assert_array_equal(ft.numpy.unique_counts(x, size=2).counts, [2, 1])
+    np.testing.assert_array_equal(ft.numpy.unique_inverse(x, size=2).values, [1, 2])
     batch = np.array([[1, 1, 2], [3, 3, 3]])
     ours = ft.vmap(lambda r: ft.numpy.unique_values(r, size=3, fill_value=0))(batch)
     theirs = jax.vmap(lambda r: jnp.unique_values(r, size=3, fill_value=0))(batch)
     assert_tree_close(ours, theirs, **tol(np.float64))
 
 
-@pytest.mark.parametrize("kw", [{"size": 6}, {"size": 2}, {"size": 4, "fill_value": -1}])
-def test_intersect1d_setxor1d_take_jax_size_and_fill_value(kw):
+@pytest.mark.parametrize(("size", "fill"), [(6, None), (2, None), (4, -1)])
+def test_intersect1d_setxor1d_take_jax_size_and_fill_value(size, fill):
     # size=/fill_value= raised TypeError; JAX pads values with the smallest one (or the
     # fill_value) and intersect1d's indices with the arrays' lengths
     a, b = np.array([3, 1, 3, 2, 7]), np.array([2, 5, 1])
-    assert_tree_close(ft.numpy.setxor1d(a, b, **kw), jnp.setxor1d(a, b, **kw), **tol(np.float64))
-    assert_tree_close(
-        ft.numpy.intersect1d(a, b, **kw), jnp.intersect1d(a, b, **kw), **tol(np.float64)
-    )
-    ours = ft.numpy.intersect1d(a, b, return_indices=True, **kw)
-    theirs = jnp.intersect1d(a, b, return_indices=True, **kw)
-    assert_tree_close(tuple(ours), tuple(theirs), **tol(np.float64))
+    xor, both = np.setxor1d(a, b), np.intersect1d(a, b, return_indices=True)
+    ours = ft.numpy.setxor1d(a, b, size=size, fill_value=fill)
+    np.testing.assert_array_equal(ours, _padded(xor, size, xor[0] if fill is None else fill))
+    ours = ft.numpy.intersect1d(a, b, return_indices=True, size=size, fill_value=fill)
+    pad = both[0][0] if fill is None else fill
+    expect = (_padded(both[0], size, pad), _padded(both[1], size, 5), _padded(both[2], size, 3))
+    assert_tree_close(tuple(ours), expect, **tol(np.float64))
+    if size == 4:  # JAX itself, once
+        theirs = jnp.intersect1d(a, b, return_indices=True, size=size, fill_value=fill)
+        assert_tree_close(tuple(ours), tuple(theirs), **tol(np.float64))
