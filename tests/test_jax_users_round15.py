@@ -192,3 +192,13 @@ def test_intersect1d_setxor1d_take_jax_size_and_fill_value(size, fill):
     if size == 4:  # JAX itself, once
         theirs = jnp.intersect1d(a, b, return_indices=True, size=size, fill_value=fill)
         assert_tree_close(tuple(ours), tuple(theirs), **tol(np.float64))
+
+
+def test_eigvalsh_symmetrize_input_matches_jax():
+    # jnp.linalg.eigvalsh(a, symmetrize_input=True) raised TypeError (eigh had it)
+    a = np.array([[2.0, 1.5, 0.0], [0.5, 3.0, 1.0], [0.0, -1.0, 1.0]])
+    ours = ft.numpy.linalg.eigvalsh(a, symmetrize_input=True)
+    assert_tree_close(ours, jnp.linalg.eigvalsh(a, symmetrize_input=True), **tol(np.float64))
+    g = ft.grad(lambda m: ft.numpy.linalg.eigvalsh(m, symmetrize_input=True)[-1])(a)
+    jg = jax.grad(lambda m: jnp.linalg.eigvalsh(m, symmetrize_input=True)[-1])(a)
+    assert_tree_close(g, jg, **tol(np.float64))
