@@ -719,17 +719,43 @@ def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True)
     return out if keepdims else fnp.squeeze(out, axis=axis)
 
 
-def _clamped_start(start: Any, dim: int, size: int) -> Any:
+def _clamped_start(start: Any, dim: int, size: int, wrap: bool = True) -> Any:
     """The start as JAX reads it: a negative one counts from the end (``-1`` is ``dim -
-    1``), then it is moved into ``[0, dim - size]``; an int, or a traced 0-d array."""
+    1``; with ``wrap`` False, JAX's ``allow_negative_indices=False``, a negative int raises
+    and a traced one is clamped to 0), then it is moved into ``[0, dim - size]``; an int,
+    or a traced 0-d array."""
     if isinstance(start, Tracer):
-        return fnp.clip(fnp.where(start < 0, start + dim, start), 0, dim - size)
+        if wrap:
+            start = fnp.where(start < 0, start + dim, start)
+        return fnp.clip(start, 0, dim - size)
     start = operator.index(start)
+    if start < 0 and not wrap:
+        raise ValueError(
+            f"Index {start} is out of bounds for dimension {dim} if allow_negative_indices=False"
+        )
     start = start + dim if start < 0 else start
     return builtins.max(0, builtins.min(start, dim - size))
 
 
-def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Sequence[int]) -> Any:
+def _wraps(allow_negative_indices: bool | Sequence[bool], ndim: int) -> list[bool]:
+    """JAX's ``allow_negative_indices`` (one bool, or one per axis) as one per axis."""
+    if isinstance(allow_negative_indices, (bool, numpy.bool_)):
+        return [bool(allow_negative_indices)] * ndim
+    flags = [bool(f) for f in allow_negative_indices]
+    if len(flags) != ndim:
+        raise ValueError(
+            f"allow_negative_indices must be a bool or one per axis ({ndim}), got {len(flags)}"
+        )
+    return flags
+
+
+def dynamic_slice(
+    operand: Any,
+    start_indices: Sequence[Any],
+    slice_sizes: Sequence[int],
+    *,
+    allow_negative_indices: bool | Sequence[bool] = True,
+) -> Any:
     """``operand[start:start + size]`` on every axis, with starts that may be traced (batched
     under ``vmap``); as in JAX a negative start counts from the end, and the start is then
     clamped so that the slice fits (``jax.lax.dynamic_slice``).
@@ -748,13 +774,14 @@ def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Seque
             f"lax.dynamic_slice(operand, start_indices, slice_sizes): one start and one size "
             f"per axis of the operand ({x.ndim}), got {len(starts)} and {len(sizes)}"
         )
+    wraps = _wraps(allow_negative_indices, x.ndim)
     for axis, (start, size) in enumerate(zip(starts, sizes, strict=True)):
         dim = x.shape[axis]
         if not 0 <= size <= dim:
             raise UnsupportedOperationError(
                 f"lax.dynamic_slice: slice size {size} does not fit axis {axis} of size {dim}"
             )
-        s = _clamped_start(start, dim, size)
+        s = _clamped_start(start, dim, size, wraps[axis])
         if isinstance(s, int):
             x = slice_in_dim(x, s, s + size, 1, axis)
         else:
@@ -762,7 +789,13 @@ def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Seque
     return x
 
 
-def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
+def dynamic_update_slice(
+    operand: Any,
+    update: Any,
+    start_indices: Sequence[Any],
+    *,
+    allow_negative_indices: bool | Sequence[bool] = True,
+) -> Any:
     """``operand`` with the block at ``start_indices`` replaced by ``update``; traced starts
     allowed; a negative one counts from the end, then each is clamped so that the block
     fits, as in JAX (``jax.lax.dynamic_update_slice``).
@@ -783,9 +816,10 @@ def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]
             f"{len(starts)}"
         )
     index = []
+    wraps = _wraps(allow_negative_indices, x.ndim)
     for axis, start in enumerate(starts):
         dim, size = x.shape[axis], u.shape[axis]
-        s = _clamped_start(start, dim, size)
+        s = _clamped_start(start, dim, size, wraps[axis])
         if isinstance(s, int):
             index.append(builtins.slice(s, s + size))
         else:
@@ -803,7 +837,14 @@ def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]
     return fnp.at(x)[tuple(index)].set(u.astype(x.dtype))
 
 
-def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: int = 0) -> Any:
+def dynamic_slice_in_dim(
+    operand: Any,
+    start_index: Any,
+    slice_size: int,
+    axis: int = 0,
+    *,
+    allow_negative_indices: bool = True,
+) -> Any:
     """:func:`dynamic_slice` along one ``axis`` (``jax.lax.dynamic_slice_in_dim``).
 
     Example:
@@ -818,10 +859,17 @@ def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: 
     starts[axis] = start_index
     sizes = list(x.shape)
     sizes[axis] = slice_size
-    return dynamic_slice(x, starts, sizes)
+    return dynamic_slice(x, starts, sizes, allow_negative_indices=allow_negative_indices)
 
 
-def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True) -> Any:
+def dynamic_index_in_dim(
+    operand: Any,
+    index: Any,
+    axis: int = 0,
+    keepdims: bool = True,
+    *,
+    allow_negative_indices: bool = True,
+) -> Any:
     """Entry ``index`` (may be traced) along ``axis`` (``jax.lax.dynamic_index_in_dim``).
 
     Example:
@@ -830,11 +878,15 @@ def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool
         >>> lax.dynamic_index_in_dim(np.arange(6).reshape(3, 2), 2, keepdims=False).tolist()
         [4, 5]
     """
-    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    out = dynamic_slice_in_dim(
+        operand, index, 1, axis, allow_negative_indices=allow_negative_indices
+    )
     return out if keepdims else fnp.squeeze(out, axis=axis)
 
 
-def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axis: int) -> Any:
+def dynamic_update_slice_in_dim(
+    operand: Any, update: Any, start_index: Any, axis: int, *, allow_negative_indices: bool = True
+) -> Any:
     """:func:`dynamic_update_slice` along one ``axis``
     (``jax.lax.dynamic_update_slice_in_dim``).
 
@@ -847,10 +899,12 @@ def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axi
     x = fnp.asarray(operand)
     starts = [0] * x.ndim
     starts[axis % x.ndim] = start_index
-    return dynamic_update_slice(x, update, starts)
+    return dynamic_update_slice(x, update, starts, allow_negative_indices=allow_negative_indices)
 
 
-def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int) -> Any:
+def dynamic_update_index_in_dim(
+    operand: Any, update: Any, index: Any, axis: int, *, allow_negative_indices: bool = True
+) -> Any:
     """``operand`` with entry ``index`` along ``axis`` replaced by ``update`` (with or
     without that axis) (``jax.lax.dynamic_update_index_in_dim``).
 
@@ -863,7 +917,9 @@ def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int
     x, u = fnp.asarray(operand), fnp.asarray(update)
     if u.ndim == x.ndim - 1:
         u = fnp.expand_dims(u, axis)
-    return dynamic_update_slice_in_dim(x, u, index, axis)
+    return dynamic_update_slice_in_dim(
+        x, u, index, axis, allow_negative_indices=allow_negative_indices
+    )
 
 
 # -- reductions ------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.api import vmap
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import constant_like
 from ftransforms.scipy import linalg as _sl
@@ -171,9 +172,11 @@ def lu(x: Any) -> tuple[Any, Any, Any]:
 
 def qr(
     x: Any, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None
-) -> tuple[Any, Any]:
+) -> tuple[Any, ...]:
     """``(q, r)`` with ``x = q @ r``: ``q`` square when ``full_matrices``, else
-    ``(m, min(m, n))`` (``jax.lax.linalg.qr``; ``pivoting`` is not supported).
+    ``(m, min(m, n))`` (``jax.lax.linalg.qr``, over leading batch axes); ``pivoting``
+    appends the int32 column order ``p`` with ``x[..., p] = q @ r`` (SciPy's, as
+    :func:`ftransforms.scipy.linalg.qr`'s).
 
     Example:
         >>> import numpy as np
@@ -181,13 +184,19 @@ def qr(
         >>> q, r = lax.linalg.qr(np.ones((3, 2)), full_matrices=False)
         >>> q.shape, r.shape
         ((3, 2), (2, 2))
+        >>> lax.linalg.qr(np.array([[1.0, 3.0], [0.0, 4.0]]), pivoting=True)[2].tolist()
+        [1, 0]
     """
-    if pivoting:
-        raise UnsupportedOperationError(
-            "lax.linalg.qr(x, pivoting=True): column pivoting is not supported; use "
-            "ft.scipy.linalg.qr(x, pivoting=True)"
-        )
-    return tuple(fnp.linalg.qr(x, mode="complete" if full_matrices else "reduced"))
+    if not pivoting:
+        return tuple(fnp.linalg.qr(x, mode="complete" if full_matrices else "reduced"))
+    mode = "full" if full_matrices else "economic"
+    x = fnp.asarray(x)
+    if fnp.ndim(x) < 2:
+        raise ValueError(f"lax.linalg.qr(x): x must have at least 2 axes, got {fnp.shape(x)}")
+    one = lambda m: _sl.qr(m, mode=mode, pivoting=True, check_finite=False)  # noqa: E731
+    for _ in range(fnp.ndim(x) - 2):  # the leading batch axes
+        one = vmap(one)
+    return tuple(one(x))
 
 
 def svd(

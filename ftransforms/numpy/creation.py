@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 from typing import Any
 
@@ -24,7 +25,7 @@ from ftransforms.core.mutation import (
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, xp_like, xp_of
-from ftransforms.numpy.manipulation import broadcast_to, stack
+from ftransforms.numpy.manipulation import broadcast_to, reshape, stack
 from ftransforms.numpy.ufuncs import astype
 from ftransforms.ops.checks import check_finite
 from ftransforms.pytree import tree_map
@@ -47,7 +48,15 @@ __all__ = [
 ]
 
 
-def asarray(x: Any, dtype: Any = None, **kw: Any) -> Any:
+def asarray(
+    x: Any,
+    dtype: Any = None,
+    order: str | None = None,
+    *,
+    device: Any = None,
+    copy: bool | None = None,
+    like: Any = None,
+) -> Any:
     """``numpy.asarray`` that keeps tracers, and stacks (nested) lists and tuples that hold
     tracers of any transform levels beside scalars and arrays, with NumPy's dtype rules
     (constants are made on the tracers' backend).
@@ -57,17 +66,19 @@ def asarray(x: Any, dtype: Any = None, **kw: Any) -> Any:
         >>> float(grad(lambda t: asarray([[t, 2.0], [1, t * t]]).sum())(3.0))
         7.0
     """
+    check_device("asarray", device)
     if type(x) is numpy.ndarray and x.dtype.kind == "O":
         x = from_object_array(x)
     if isinstance(x, Tracer):
         return x if dtype is None else astype(x, dtype)
-    like = kw.pop("like", None)
     if isinstance(x, (list, tuple)) and holds_tracer(x):
         like = like if like is not None else _first_tracer(x)
         out = stack([asarray(v, like=like) for v in x])
         return out if dtype is None else astype(out, dtype)
     xp = xp_of(like) if like is not None else namespace_of(x)
-    return xp.asarray(x, dtype=dtype)
+    if copy is None:
+        return xp.asarray(x, dtype=dtype, order=order)
+    return xp.asarray(x, dtype=dtype, order=order, copy=copy)
 
 
 def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
@@ -127,23 +138,43 @@ def _first_tracer(x: Any) -> Any:
     raise AssertionError("no tracer")  # pragma: no cover
 
 
-def array(x: Any, dtype: Any = None, copy: bool = True, **kw: Any) -> Any:
-    """``numpy.array`` that keeps tracers (lists holding tracers as in :func:`asarray`).
+def array(
+    x: Any,
+    dtype: Any = None,
+    copy: bool | None = True,
+    order: str | None = "K",
+    ndmin: int = 0,
+    *,
+    like: Any = None,
+    subok: bool = False,
+    device: Any = None,
+) -> Any:
+    """``numpy.array`` (and ``jax.numpy.array``) that keeps tracers (lists holding tracers
+    as in :func:`asarray`), with ``ndmin``: leading unit axes up to that many dimensions.
 
     A tracer, or a list holding one, is returned as a traced array (never copied: tracers
-    are immutable); anything else goes to the backend's ``array`` with ``dtype``/``copy``.
+    are immutable); anything else goes to the backend's ``array`` with ``dtype``/``copy``/
+    ``order``/``ndmin``.
 
     Example:
         >>> import ftransforms as ft
         >>> import ftransforms.numpy as fnp
         >>> fnp.array([[1, 2], [3, 4]], dtype=float).tolist()
         [[1.0, 2.0], [3.0, 4.0]]
+        >>> fnp.array([1.0, 2.0], ndmin=3).shape
+        (1, 1, 2)
         >>> float(ft.grad(lambda t: fnp.array([t, 2 * t]).sum())(1.0))
         3.0
     """
+    check_device("array", device)
+    if order not in (None, "K", "A", "C", "F"):
+        raise ValueError(f"array(..., order={order!r}): order must be one of 'K', 'A', 'C', 'F'")
     if isinstance(x, Tracer) or (isinstance(x, (list, tuple, numpy.ndarray)) and holds_tracer(x)):
-        return asarray(x, dtype=dtype)
-    return user_array(namespace_of(x).array(x, dtype=dtype, copy=copy), "array")
+        out = asarray(x, dtype=dtype, like=like)
+        missing = operator.index(ndmin) - out.ndim
+        return out if missing <= 0 else reshape(out, (1,) * missing + tuple(out.shape))
+    xp = xp_of(like) if like is not None else namespace_of(x)
+    return user_array(xp.array(x, dtype=dtype, copy=copy, order=order, ndmin=ndmin), "array")
 
 
 def from_object_array(x: Any) -> Any:

@@ -293,9 +293,10 @@ def eigh(
 
 
 @implements(numpy.linalg.eigvalsh)
-def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
+def eigvalsh(a: Any, UPLO: str = "L", *, symmetrize_input: bool = False) -> Any:  # noqa: N803
     """``numpy.linalg.eigvalsh``: the ascending eigenvalues of a symmetric or Hermitian
-    matrix, from its ``UPLO`` triangle (``'L'`` or ``'U'``).
+    matrix, from its ``UPLO`` triangle (``'L'`` or ``'U'``); ``jax.numpy``'s
+    ``symmetrize_input=True`` uses ``(a + a^H) / 2`` instead, as :func:`eigh`.
 
     Example:
         >>> import numpy as np
@@ -307,7 +308,10 @@ def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
         >>> np.round(ft.grad(lambda a: fnp.linalg.eigvalsh(a).sum())(A), 6).tolist()  # trace
         [[1.0, 0.0], [0.0, 1.0]]
     """
-    a = _uplo(_matrices(a, "eigvalsh"), UPLO)
+    a = _matrices(a, "eigvalsh")
+    if symmetrize_input:  # as eigh's
+        a = (a + _mH(a)) / 2
+    a = _uplo(a, UPLO)
     return _la.eigh_p.bind(a, eigenvectors=False)[0]
 
 

@@ -182,6 +182,12 @@ def _to_size(values: Any, size: int | None, fill_value: Any) -> Any:
     return concatenate([values, pad])
 
 
+def _smallest_or_zero(values: Any) -> Any:
+    """The first of the sorted 1-d ``values`` (JAX's padding of a sized set result), 0 when
+    there is none."""
+    return getitem(values, 0) if shape(values)[0] else 0
+
+
 def _sorted_pairs(ar1: Any, ar2: Any, assume_unique: bool) -> tuple[Any, Any, Any]:
     """Both arrays made unique (unless assumed) and sorted together, with a mask of the
     values that appear twice in a row (in both arrays)."""
@@ -196,10 +202,18 @@ def _sorted_pairs(ar1: Any, ar2: Any, assume_unique: bool) -> tuple[Any, Any, An
 
 @implements(numpy.intersect1d)
 def intersect1d(
-    ar1: Any, ar2: Any, assume_unique: bool = False, return_indices: bool = False
+    ar1: Any,
+    ar2: Any,
+    assume_unique: bool = False,
+    return_indices: bool = False,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
 ) -> Any:
     """``numpy.intersect1d``: the sorted values in both; with ``return_indices``, also the
-    indices of their first occurrences in the flattened ``ar1`` and ``ar2``.
+    indices of their first occurrences in the flattened ``ar1`` and ``ar2``.  ``jax.numpy``'s
+    ``size=`` keeps the first ``size`` values, padded with ``fill_value`` (default: the
+    smallest value, or 0 when there is none) and the indices with the arrays' lengths.
 
     Example:
         >>> import numpy as np
@@ -208,6 +222,15 @@ def intersect1d(
         >>> [v.tolist() for v in intersect1d([4, 2, 7], [7, 4], return_indices=True)]
         [[4, 7], [0, 2], [1, 0]]
     """
+    if size is not None:
+        out = intersect1d(ar1, ar2, assume_unique, return_indices)
+        values = out[0] if return_indices else out
+        fill = _smallest_or_zero(values) if fill_value is None else fill_value
+        values = _to_size(values, size, fill)
+        if not return_indices:
+            return values
+        n1, n2 = (math.prod(shape(a)) for a in (ar1, ar2))
+        return values, _to_size(out[1], size, n1), _to_size(out[2], size, n2)
     if not return_indices:
         _, _, aux = _sorted_pairs(ar1, ar2, assume_unique)
         if shape(aux)[0] < 2:
@@ -241,14 +264,27 @@ def intersect1d(
 
 
 @implements(numpy.setxor1d)
-def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
-    """``numpy.setxor1d``: the sorted values in exactly one of the arrays.
+def setxor1d(
+    ar1: Any,
+    ar2: Any,
+    assume_unique: bool = False,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """``numpy.setxor1d``: the sorted values in exactly one of the arrays; ``jax.numpy``'s
+    ``size=`` keeps the first ``size``, padded with ``fill_value`` (default: the smallest
+    value, or 0 when there is none).
 
     Example:
         >>> import numpy as np
         >>> setxor1d(np.array([1, 2, 3]), np.array([2, 3, 4])).tolist()
         [1, 4]
     """
+    if size is not None:
+        values = setxor1d(ar1, ar2, assume_unique)
+        fill = _smallest_or_zero(values) if fill_value is None else fill_value
+        return _to_size(values, size, fill)
     _, _, aux = _sorted_pairs(ar1, ar2, assume_unique)
     if shape(aux)[0] == 0:
         return aux
@@ -335,10 +371,11 @@ _UniqueAll, _UniqueCounts, _UniqueInverse = _unique_results()
 
 
 @implements("numpy.unique_all")
-def unique_all(x: Any) -> Any:
+def unique_all(x: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """``numpy.unique_all``: a named tuple of the sorted distinct ``values``, the ``indices``
     of their first occurrences, the ``inverse_indices`` (shaped like ``x``) and the
-    ``counts``, as :func:`unique` with NaNs kept apart (``equal_nan=False``).
+    ``counts``, as :func:`unique` with NaNs kept apart (``equal_nan=False``); ``size`` and
+    ``fill_value`` as :func:`unique`'s (JAX's fixed-size form), as in the three below.
 
     Example:
         >>> import numpy as np
@@ -347,11 +384,13 @@ def unique_all(x: Any) -> Any:
         >>> r.values.tolist(), r.indices.tolist(), r.inverse_indices.tolist(), r.counts.tolist()
         ([1, 2, 3], [1, 3, 0], [2, 0, 2, 1], [1, 1, 2])
     """
-    return _UniqueAll(*unique(x, True, True, True, equal_nan=False))
+    return _UniqueAll(
+        *unique(x, True, True, True, equal_nan=False, size=size, fill_value=fill_value)
+    )
 
 
 @implements("numpy.unique_counts")
-def unique_counts(x: Any) -> Any:
+def unique_counts(x: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """``numpy.unique_counts``: values and counts.
 
     Example:
@@ -359,11 +398,12 @@ def unique_counts(x: Any) -> Any:
         >>> unique_counts(np.array([2.0, 1.0, 2.0])).counts.tolist()
         [1, 2]
     """
-    return _UniqueCounts(*unique(x, return_counts=True, equal_nan=False))
+    kw = {"size": size, "fill_value": fill_value}
+    return _UniqueCounts(*unique(x, return_counts=True, equal_nan=False, **kw))
 
 
 @implements("numpy.unique_inverse")
-def unique_inverse(x: Any) -> Any:
+def unique_inverse(x: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """``numpy.unique_inverse``: a named tuple of the sorted distinct ``values`` and the
     ``inverse_indices`` (shaped like ``x``) that rebuild ``x`` from them.
 
@@ -376,11 +416,12 @@ def unique_inverse(x: Any) -> Any:
         >>> values[inverse].tolist()
         [[3, 1], [3, 2]]
     """
-    return _UniqueInverse(*unique(x, return_inverse=True, equal_nan=False))
+    kw = {"size": size, "fill_value": fill_value}
+    return _UniqueInverse(*unique(x, return_inverse=True, equal_nan=False, **kw))
 
 
 @implements("numpy.unique_values")
-def unique_values(x: Any) -> Any:
+def unique_values(x: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """``numpy.unique_values``: the sorted distinct values (NaNs kept apart).  Their number is
     read from the values; they are differentiable by gather (each distinct value takes the
     derivative at its first occurrence).
@@ -396,4 +437,4 @@ def unique_values(x: Any) -> Any:
         ... )
         array([10.,  1.,  0.])
     """
-    return unique(x, equal_nan=False)
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)

@@ -184,8 +184,17 @@ _polar_tall = custom_jvp(_polar_tall_value)
 _polar_tall.defjvp(_polar_tall_jvp)
 
 
-def polar(a: Any, side: str = "right") -> tuple[Any, Any]:
-    """``scipy.linalg.polar``: ``(u, p)`` with ``a = u p`` (``side='right'``) or
+def polar(
+    a: Any,
+    side: str = "right",
+    *,
+    method: str = "qdwh",
+    eps: float | None = None,
+    max_iterations: int | None = None,
+) -> tuple[Any, Any]:
+    """``scipy.linalg.polar`` (and ``jax.scipy.linalg.polar``, whose ``method='qdwh'`` or
+    ``'svd'``, ``eps`` and ``max_iterations`` are accepted: every method is the SVD's
+    exact factors here): ``(u, p)`` with ``a = u p`` (``side='right'``) or
     ``a = p u`` (``'left'``), ``u`` with orthonormal columns (rows) and ``p`` Hermitian
     positive semi-definite, from the SVD ``a = W S V^H``: ``u = W V^H``, ``p = u^H a``
     (``a u^H``).  The derivative of ``u`` solves ``X P + P X = u^H da - da^H u`` for
@@ -200,6 +209,9 @@ def polar(a: Any, side: str = "right") -> tuple[Any, Any]:
     """
     if side not in ("right", "left"):
         raise ValueError(f"polar(a, side={side!r}): side must be 'right' or 'left'")
+    if method not in ("qdwh", "svd"):
+        raise ValueError(f"polar(a, method={method!r}): method must be 'qdwh' or 'svd'")
+    del eps, max_iterations  # QDWH's iteration controls: the SVD needs none
     a = _arr(a)
     if fnp.ndim(a) != 2:
         raise ValueError(f"polar(a): a must be a 2-D array, got shape {fnp.shape(a)}")

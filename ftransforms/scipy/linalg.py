@@ -64,7 +64,7 @@ from ftransforms.scipy.matrix_equations import (
     solve_discrete_are,
     solve_discrete_lyapunov,
 )
-from ftransforms.scipy.qr_schur import qr_multiply, rsf2csf
+from ftransforms.scipy.qr_schur import qr_multiply, qr_pivots, rsf2csf
 from ftransforms.scipy.special_matrices import (
     convolution_matrix,
     dft,
@@ -615,28 +615,33 @@ def qr(
     check_finite: bool = True,
 ) -> Any:
     """``scipy.linalg.qr``: ``(Q, R)`` for ``mode`` 'full' (default) and 'economic', and
-    ``(R,)`` for 'r' (a 1-tuple, as in SciPy).  No column pivoting.
+    ``(R,)`` for 'r' (a 1-tuple, as in SciPy).  With ``pivoting`` the column order ``P``
+    (int32) is appended, ``a[:, P] = Q R``: SciPy's (LAPACK's ``geqp3`` on the values, read
+    on the host: piecewise constant, no derivative) and the QR is that of the permuted
+    columns, so every transform goes through it.
 
     Example:
         >>> import numpy as np
         >>> q, r = qr(np.array([[3.0], [4.0]]))
         >>> q.shape, r.round(12).tolist()
         ((2, 2), [[-5.0], [0.0]])
+        >>> q, r, p = qr(np.array([[1.0, 3.0], [0.0, 4.0]]), pivoting=True)
+        >>> p.tolist(), np.abs(r).round(12).tolist()
+        ([1, 0], [[5.0, 0.6], [0.0, 0.8]])
     """
     if check_finite:
         _finite(a)
-    if pivoting:
-        raise UnsupportedOperationError(
-            "qr(a, pivoting=True): column pivoting is not supported; use pivoting=False"
-        )
+    if mode not in ("full", "economic", "r"):
+        raise ValueError(f"qr(a, mode={mode!r}): mode must be 'full', 'economic' or 'r'")
     a = _mat(a, "qr(a)", square=False)
-    if mode == "full":
-        return tuple(fnp.linalg.qr(a, mode="complete"))
+    perm = ()
+    if pivoting:
+        perm = (qr_pivots(a),)
+        a = fnp.take(a, perm[0], axis=1)
     if mode == "economic":
-        return tuple(fnp.linalg.qr(a, mode="reduced"))
-    if mode == "r":
-        return (fnp.linalg.qr(a, mode="complete")[1],)
-    raise ValueError(f"qr(a, mode={mode!r}): mode must be 'full', 'economic' or 'r'")
+        return (*fnp.linalg.qr(a, mode="reduced"), *perm)
+    q, r = fnp.linalg.qr(a, mode="complete")
+    return (q, r, *perm) if mode == "full" else (r, *perm)
 
 
 # -- matrix functions --------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from ftransforms.shape_eval import ShapeDtypeStruct
 __all__ = ["qr_multiply", "rsf2csf"]
 
 
-def _pivots(a: Any) -> Any:
+def qr_pivots(a: Any) -> Any:
     """SciPy's column order of the pivoted QR of ``a`` (computed on the host)."""
 
     def host(a: numpy.ndarray) -> numpy.ndarray:
@@ -81,7 +81,7 @@ def qr_multiply(
         raise ValueError(f"{where}(mode={mode!r}): c must have shape {form}, got {fnp.shape(c)}")
     perm = None
     if pivoting:
-        perm = _pivots(a)
+        perm = qr_pivots(a)
         a = fnp.take(a, perm, axis=1)
     q, r = fnp.linalg.qr(a, mode="reduced")
     if conjugate:

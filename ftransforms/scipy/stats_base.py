@@ -370,7 +370,8 @@ class _Continuous(_Dist):
         x, *shape, loc, scale = _split(x, args, kwargs, self.shapes, ("loc", "scale"), where)
         z = _standardized(x, loc, scale)
         valid = self._valid(*shape)
-        pos = scale > 0
+        # a NaN x is NaN in every method, as SciPy's and JAX's (not "outside the support")
+        pos = (scale > 0) & (z == z)
         valid = pos if valid is True else valid & pos
         return z, tuple(shape), scale, valid
 
@@ -792,7 +793,9 @@ class _Discrete(_Dist):
         where = f"{self.name}.{method}"
         k, *shape, loc = _split(k, args, kwargs, self.shapes, ("loc",), where)
         k = k - loc
-        return k, tuple(shape), self._valid(*shape)
+        valid = self._valid(*shape)
+        # a NaN k is NaN in every method, as SciPy's and JAX's (not "outside the support")
+        return k, tuple(shape), (k == k) if valid is True else valid & (k == k)
 
     def logpmf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
         """Log of the probability mass at ``k`` (``-inf`` off the integers of the support)."""
