@@ -47,6 +47,7 @@ import sys
 import threading
 import types
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -434,11 +435,16 @@ def wrapped_of(obj: Any) -> Any:
 
 def code_names(code: types.CodeType) -> set:
     """The global (and attribute) names a code object and its nested functions use."""
-    names = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            names |= code_names(c)
-    return names
+    return {n for c in _nested_codes(code) for n in c.co_names}
+
+
+def _nested_codes(code: types.CodeType) -> Iterator[types.CodeType]:
+    """``code`` and the code objects of the functions nested in it."""
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        yield c
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
 
 
 def globals_loaded(code: types.CodeType) -> frozenset:
@@ -450,15 +456,12 @@ def globals_loaded(code: types.CodeType) -> frozenset:
     """
     found = _LOADED.get(code)
     if found is None:
-        names = set()
-        stack = [code]
-        while stack:
-            c = stack.pop()
-            for ins in dis.get_instructions(c):
-                if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-                    names.add(ins.argval)
-            stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-        found = _LOADED[code] = frozenset(names)
+        found = _LOADED[code] = frozenset(
+            ins.argval
+            for c in _nested_codes(code)
+            for ins in dis.get_instructions(c)
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")
+        )
     return found
 
 
@@ -472,16 +475,12 @@ def attribute_strings(code: types.CodeType) -> frozenset:
     """
     found = _STRINGS.get(code)
     if found is None:
-        out = set()
-        stack = [code]
-        while stack:
-            c = stack.pop()
-            for k in c.co_consts:
-                if type(k) is str and k.isidentifier():
-                    out.add(k)
-                elif isinstance(k, types.CodeType):
-                    stack.append(k)
-        found = _STRINGS[code] = frozenset(out)
+        found = _STRINGS[code] = frozenset(
+            k
+            for c in _nested_codes(code)
+            for k in c.co_consts
+            if type(k) is str and k.isidentifier()
+        )
     return found
 
 
