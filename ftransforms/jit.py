@@ -365,6 +365,43 @@ def _held_arrays(eqns: list, out_consts: list) -> set:
     return live
 
 
+def _bakes_derived(eqns: list, out_consts: list, opaque: frozenset, known: set) -> bool:
+    """Whether the recording holds a constant that a value the user's NumPy code computed
+    from an outside array may be (``np.linalg.norm(W)``, ``W.max()``, ``float(W.sum())``,
+    ``np.exp(W)``): a NumPy scalar; a Python float the code does not write as a literal
+    nor read from outside (``known``); an array that is none of the outside arrays nor
+    views one, with more than two distinct values (the transforms' own constants, a
+    cotangent seed of ones, a fill of ``1/n``, a one-hot basis, have at most two; so have
+    Python ints, sizes and counts, which are left out) (NOTE [values derived from outside
+    arrays under jit] in ``jit_guards.py``)."""
+    stack = [(eqns, out_consts)]
+    while stack:
+        body, outs = stack.pop()
+        for c in (*(c for e in body for c in e.consts), *outs):
+            t = type(c)
+            if t is numpy.ndarray:
+                root = c
+                while type(root.base) is numpy.ndarray and id(root) not in opaque:
+                    root = root.base
+                if id(root) not in opaque and not _two_valued(c):
+                    return True
+            elif isinstance(c, numpy.generic) or (t in (float, complex) and c not in known):
+                return True
+        for e in body:
+            for fn in getattr(e.prim, "subprograms", {}).values():
+                stack.append((fn.eqns, getattr(fn, "out_consts", ())))
+    return False
+
+
+def _two_valued(a: numpy.ndarray) -> bool:
+    """Whether ``a`` holds at most two distinct values (``nan`` counts as distinct)."""
+    if a.size == 0 or a.dtype.kind not in "biufc":
+        return True
+    flat = a.ravel()
+    rest = flat[flat != flat[0]]
+    return rest.size == 0 or bool((rest == rest[0]).all())
+
+
 def _of_call(interp: TraceInterpreter, scope: Any) -> Callable[[Any], bool]:
     """Whether a value is one of the recording's: traced, or an array the call made."""
 
@@ -575,7 +612,12 @@ def _trace(
         # NOTE [outside arrays in rules under jit]; indices and masks whose numbers Python
         # code may have read (NOTE [values read from outside under jit])
         read = [*routes.read, *guards.index_arrays()]
-        read += guards.derived_arrays(_held_arrays(interp.program, consts))
+        derived, operands = guards.derived_arrays(_held_arrays(interp.program, consts))
+        read += derived
+        if operands and _bakes_derived(
+            interp.program, consts, interp.opaque, guards.known_numbers()
+        ):
+            read += operands  # (``x @ W + np.linalg.norm(W)``)
         if read:
             guards.hold_contents(read)
         program.guards = guards if guards.checks else None  # (all side effects: nothing)

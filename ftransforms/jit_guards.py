@@ -143,6 +143,8 @@ class _Contents:
             return False
         if self.data is not None and type(now) is numpy.ndarray:
             return now.tobytes() == self.data
+        if copy.dtype.kind == "O":  # Python objects: the same ones (a new one records again)
+            return all(a is b for a, b in zip(now.flat, copy.flat))
         same = now == copy
         if copy.dtype.kind in "fc":  # nan is nan
             same |= (now != now) & (copy != copy)
@@ -445,7 +447,7 @@ class Guards:
         reads on the host (``x[:N[0]]``, ``np.delete(x, IDX)``, ``y[IDX] = v``)."""
         return [a for _, a in self.arrays() if a.dtype.kind in "biu" and a.size <= _MAX_INDEX]
 
-    def derived_arrays(self, live: set) -> list:
+    def derived_arrays(self, live: set) -> tuple[list, list]:
         """NOTE [values derived from outside arrays under jit]: a value the user's own
         NumPy code computes from an outside array (``np.exp(self.log_std)``, ``x *
         A.sum()``, ``np.linalg.inv(W)``) never reaches the recorder: it is a constant of
@@ -458,15 +460,25 @@ class Guards:
         the names it reads; a closed-over one; an item of a container it reads) that no
         equation holds, of at most ``_MAX_DERIVED`` bytes, are the ones such a value may
         have come from: their numbers are checked before each replay (a copy's bytes
-        against theirs), and a change records again.  An array both used as an operand
-        and read by NumPy code (``x @ W + np.linalg.norm(W)``), or a larger one, keeps
-        the old derived value (documented: pass it as an argument)."""
+        against theirs), and a change records again.  An array that is an operand too
+        (``x @ W + np.linalg.norm(W)``, then ``W -= lr * g``) is checked the same way
+        where the recording holds a constant that may be such a value (``jit.py``'s
+        ``_bakes_derived``: a NumPy scalar, a Python float the code neither writes as a
+        literal nor reads from outside, an array of more than two distinct values that
+        views no outside array), so the transforms' own constants (a seed of ones, a
+        fill of ``1/n``, a one-hot basis, a size) leave ``jit(grad(loss))`` of a global
+        data set unchecked; so the operands come back apart, ``(not operands,
+        operands)``.  A value from such an array that leaves no such constant (a Python
+        ``int``, a branch taken on it, a two-valued array), an element changed inside an
+        array of objects (a shallow copy is compared by identity), or an array over
+        ``_MAX_DERIVED`` keeps the old value (documented: pass it as an argument)."""
         read: set = set()
         loaded: set = set()  # the names read as globals (``W``, not ``self.W``)
         for code in self.codes:
             read |= _names_read(code)
             loaded |= _globals_loaded(code)
         out: dict = {}
+        held: dict = {}
         for holder, key, value in self.checks:
             if type(key) is str and key not in read:
                 continue  # (``self.emb`` of a model whose method does not name it)
@@ -475,14 +487,19 @@ class Guards:
             kind = _container(value)
             values = value.values() if kind is dict else value
             for v in values if kind is not None else (value,):
-                if (
-                    type(v) is numpy.ndarray
-                    and id(v) not in live
-                    and v.dtype.kind != "O"
-                    and v.nbytes <= _MAX_DERIVED
-                ):
-                    out[id(v)] = v
-        return list(out.values())
+                if type(v) is numpy.ndarray and v.nbytes <= _MAX_DERIVED:
+                    (held if id(v) in live else out)[id(v)] = v
+        return list(out.values()), list(held.values())
+
+    def known_numbers(self) -> set:
+        """The numbers the code visited writes as literals, and the numbers among the
+        values read from outside: constants of a recording that were not computed from an
+        array (NOTE [values derived from outside arrays under jit])."""
+        out = set()
+        for code in self.codes:
+            out |= _literal_numbers(code)
+        out.update(v for _, _, v in self.checks if type(v) in (float, complex))
+        return out
 
     def array_ids(self) -> frozenset:
         """The ids of the arrays among the values (the recording must not fold them)."""
@@ -1050,6 +1067,27 @@ def _attribute_strings(code: types.CodeType) -> frozenset:
 
 
 _STRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _literal_numbers(code: types.CodeType) -> frozenset:
+    """The Python numbers ``code`` (and the functions nested in it) writes as literals."""
+    found = _LITERALS.get(code)
+    if found is None:
+        out = set()
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            for k in c.co_consts:
+                if type(k) in (float, complex):
+                    out.add(k)
+                    out.add(-k)  # (``-2.0`` is a literal and a negation)
+                elif isinstance(k, types.CodeType):
+                    stack.append(k)
+        found = _LITERALS[code] = frozenset(out)
+    return found
+
+
+_LITERALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 #: Special methods that read nothing a call computes with (made, shown, set, compared

@@ -1,0 +1,91 @@
+"""Round 15 probes of ``jit``'s recording call and replay: each call must compute what
+calling the undecorated function computes (a replay that differs is a silent wrong
+answer)."""
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from tests.tolerances import assert_tree_close, tol
+
+X = np.array([0.3, -1.2, 2.5])
+TOL64 = tol(np.float64)
+
+
+def close(got, want):
+    assert_tree_close(got, want, **TOL64)
+
+
+# -- an outside array used as an operand and through NumPy --------------------------------
+
+W = np.eye(3) * 2.0
+
+
+def _norm_added(x):
+    return x @ W + np.linalg.norm(W)  # np.float64 from W, beside the operand W
+
+
+def _float_of_sum(x):
+    return x @ W * float(W.sum())  # a Python float from W
+
+
+def _element(x):
+    return (x @ W) * W[0, 1]  # a NumPy scalar read from W
+
+
+def _column_norms(x):
+    return x @ W / np.linalg.norm(W, axis=0)  # an array from W (weight normalization)
+
+
+@pytest.mark.parametrize("fn", [_norm_added, _float_of_sum, _element, _column_norms])
+def test_a_value_derived_from_an_operand_array_follows_its_in_place_change(fn):
+    """``x @ W + np.linalg.norm(W)``, then ``W -= lr * g`` between calls: the replay
+    read the new ``W`` as the operand but added the recording's norm (documented as a
+    known limit): the arrays that are operands are now checked too where the recording
+    holds a constant such a value may be."""
+    global W
+    W = np.eye(3) * 2.0 + np.arange(9.0).reshape(3, 3) * 0.1
+    jf = ft.jit(fn)
+    close(jf(X), fn(X))
+    for step in range(3):
+        W -= 0.25 * (step + 1)  # in place: the same object
+        close(jf(X), fn(X))
+        close(jf(X), fn(X))
+
+
+def test_operand_arrays_of_a_transform_alone_are_not_checked():
+    """``jit(grad(loss))`` of a global data set: the transform's own constants (ones, a
+    fill of ``1/n``, ``2``) are no values from the data, so no replay compares the data's
+    numbers (it reads the arrays themselves)."""
+    data, target = np.linspace(0, 1, 15).reshape(5, 3), np.linspace(-1, 1, 5)
+
+    def loss(w):
+        return ((data @ w - target) ** 2).mean() + 0.5 * np.sum(w**3)
+
+    jg = ft.jit(ft.grad(loss))
+    jg(np.ones(3))
+    (program,) = jg.cache.values()
+    assert program.guards is not None
+    assert not any("numbers of an array" in n for n in program.guards.names)
+    data *= 2.0  # the operands are read at every replay
+    close(jg(np.ones(3)), ft.grad(loss)(np.ones(3)))
+
+
+# -- an array of Python objects from outside ----------------------------------------------
+
+OBJECTS = np.array([1.0, 2.0, 3.0], dtype=object)
+
+
+def _object_scale(x):
+    return x * float(OBJECTS[0])
+
+
+def test_an_object_array_from_outside_changed_in_place_records_again():
+    """An array of Python objects was left out of the value check: ``OBJECTS[0] = 5.0``
+    between calls replayed the old factor."""
+    OBJECTS[0] = 1.0
+    jf = ft.jit(_object_scale)
+    close(jf(X), _object_scale(X))
+    OBJECTS[0] = 5.0
+    close(jf(X), _object_scale(X))
+    close(jf(X), X * 5.0)
