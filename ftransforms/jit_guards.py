@@ -539,7 +539,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     checks: list = []
     names: list = []
     seen: set[int] = set()
-    seen_fields: set = set()
+    seen_fields: dict = {}  # id -> the fields of an object read so far (``fields_read``)
     placed: set[int] = set()  # the user objects whose fields are guarded
     stores: dict = {}  # id -> (a namespace, cell or fields the code may store into, names)
     iterators: list = []  # NOTE [iterators read from outside]: (name, key of its place)
@@ -778,16 +778,22 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if type(value) not in (list, tuple, dict) and not _library(type(value)):
                 methods_named(value, var, names)  # a ``NamedTuple`` of the user's
             return
-        if not isinstance(value, (types.ModuleType, type)) and callable(value):
-            return  # a function or model: visited
+        if not isinstance(value, (types.ModuleType, type, types.FunctionType)) and callable(value):
+            return  # a model: visited (a function's attributes, ``f.scale``, are read below)
         attrs = getattr(value, "__dict__", None)
         slotted = attrs is None and _user_object(value)
         if slotted:  # ``__slots__``: its fields are placed with it (``place``); its
             attrs = {}  # class's and those its methods read are followed here
-        if attrs is None or (id(value), "fields") in seen_fields:
+        if attrs is None:
             return
-        seen_fields.add((id(value), "fields"))
-        for attr in names & attrs.keys():
+        done = seen_fields.get(id(value))
+        named = names & attrs.keys()
+        if done is not None:  # read again by other code (a helper's ``helper.k``, ``cfg.b``):
+            named -= done  # the fields that code names besides
+            if not named:
+                return
+        seen_fields.setdefault(id(value), set()).update(named)
+        for attr in named:
             if isinstance(value, threading.local):  # NOTE [thread-local settings under jit]
                 place(value, _Attr(attr), attrs[attr], f"{var}.{attr}")
             else:
@@ -800,6 +806,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 if isinstance(value, type) and not _library(value):
                     # ``Base.forward(self, x)``: the class attributes it reads (``self.k``)
                     class_fields(value, None, _names_read(fn.__code__))
+        if done is not None:
+            return
         if isinstance(value, type) and not _library(value):
             # ``Scaler(2.0)(x)``: what the methods that making and calling one run read
             for attr in ("__init__", "__post_init__", "__call__"):

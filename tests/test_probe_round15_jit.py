@@ -89,3 +89,61 @@ def test_an_object_array_from_outside_changed_in_place_records_again():
     OBJECTS[0] = 5.0
     close(jf(X), _object_scale(X))
     close(jf(X), X * 5.0)
+
+
+# -- an attribute of a function --------------------------------------------------------------
+
+
+def _own_attribute(x):
+    return x * _own_attribute.scale  # a function attribute, set from outside
+
+
+def _helper_with_attribute(x):
+    return x + _helper_with_attribute.shift
+
+
+def _calls_helper(x):
+    return _helper_with_attribute(x) * 2.0
+
+
+def test_a_function_attribute_set_between_calls_records_again():
+    """``f.scale = 3.0`` between calls (a function's attribute as a setting): the
+    function was followed for what it reads, but its own attributes were not guarded,
+    so the replay kept the recording's value."""
+    _own_attribute.scale = 2.0
+    _helper_with_attribute.shift = np.array([1.0, 1.0, 1.0])
+    jf, jg = ft.jit(_own_attribute), ft.jit(_calls_helper)
+    close(jf(X), X * 2.0)
+    close(jg(X), _calls_helper(X))
+    _own_attribute.scale = 3.0
+    _helper_with_attribute.shift = np.array([5.0, 5.0, 5.0])
+    close(jf(X), X * 3.0)
+    close(jg(X), (X + 5.0) * 2.0)
+    _helper_with_attribute.shift[0] = -1.0  # in place: its numbers are read
+    close(jg(X), _calls_helper(X))
+
+
+class _Settings:
+    factor = 2.0
+    shift = 3.0
+
+
+def _settings_helper(x):
+    return x + _Settings.shift
+
+
+def _settings_user(x):
+    return _settings_helper(x) * _Settings.factor
+
+
+def test_class_attributes_a_helper_reads_besides_the_caller_record_again():
+    """The caller reads ``_Settings.factor``, the helper it calls ``_Settings.shift``: the
+    class's fields were read once, for the first code's names, so ``shift`` was never
+    guarded and a new value replayed the old one."""
+    _Settings.shift = 3.0
+    jf = ft.jit(_settings_user)
+    close(jf(X), (X + 3.0) * 2.0)
+    _Settings.shift = 10.0
+    close(jf(X), (X + 10.0) * 2.0)
+    _Settings.factor = -1.0
+    close(jf(X), _settings_user(X))
