@@ -2,10 +2,14 @@
 calling the undecorated function computes (a replay that differs is a silent wrong
 answer)."""
 
+import os
+import random
+
 import numpy as np
 import pytest
 
 import ftransforms as ft
+from tests import test_jit_recording as recording
 from tests.tolerances import assert_tree_close, tol
 
 X = np.array([0.3, -1.2, 2.5])
@@ -147,3 +151,58 @@ def test_class_attributes_a_helper_reads_besides_the_caller_record_again():
     close(jf(X), (X + 10.0) * 2.0)
     _Settings.factor = -1.0
     close(jf(X), _settings_user(X))
+
+
+# -- the recording fuzz, with more statement kinds --------------------------------------------
+
+N_FUZZ = int(os.environ.get("FTRANSFORMS_JIT_FUZZ15_EXAMPLES", "24"))
+FUZZ_SEED = int(os.environ.get("FTRANSFORMS_JIT_FUZZ15_SEED", "150000"))
+
+
+class WiderGen(recording.Gen):
+    """``recording.Gen``'s programs with more statements: ``np.where``, ``np.sort``,
+    ``np.clip``, ``np.cumsum``, ``np.abs``, and reads of the carry whose value picks a
+    reversal or a shift (``np.roll`` by an ``argmax`` read)."""
+
+    def step(self, pad: str, depth: int, index: str | None) -> list:
+        kinds = ["where", "sort", "clip", "cumsum", "abs"]
+        if self.carry_reads:
+            kinds += ["max_read", "roll_read"]
+        if self.r.random() < 0.5:
+            return super().step(pad, depth, index)
+        kind, num = self.r.choice(kinds), self.num
+        if kind == "where":
+            return [f"{pad}c = L.np.where(c > {num()}, c * {num(0.3, 1.1)}, L.np.sin(c))"]
+        if kind == "sort":
+            return [f"{pad}c = L.np.sort(c) * {num(0.3, 1.1)}"]
+        if kind == "clip":
+            lo = num(-1.5, 0)
+            return [f"{pad}c = L.np.clip(c, {lo}, {round(lo + num(0.5, 2), 2)})"]
+        if kind == "cumsum":
+            return [f"{pad}c = L.np.cumsum(c) * {num(0.2, 0.6)}"]
+        if kind == "abs":
+            return [f"{pad}c = L.np.abs(c) * {num(0.3, 1.1)} - {num(0, 0.5)}"]
+        self.reads = True
+        if kind == "max_read":
+            return [f"{pad}c = c * {num(0.3, 1.1)} if L.read(c.max() > {num()}) else c[::-1]"]
+        return [f"{pad}c = L.np.roll(c, L.read(L.np.argmax(c))) * {num(0.3, 1.1)}"]
+
+
+def _wider_case(seed: int) -> tuple[str, str, bool]:
+    r = random.Random(seed)
+    stack = r.choice(recording.STACKS)
+    gen = WiderGen(seed * 7919 + 1, carry_reads=not recording._batched(stack))
+    return stack, gen.program(), gen.reads
+
+
+@pytest.mark.parametrize("seed", range(FUZZ_SEED, FUZZ_SEED + N_FUZZ))
+def test_fuzz_recording_with_more_statement_kinds(seed):
+    """Four calls per program (the recording and three replays, each on new inputs, so
+    that value reads take new branches) against eager ftransforms and JAX."""
+    stack, source, reads = _wider_case(seed)
+    prog = recording.compile_program(source)
+    seeds = tuple(4 * seed + k for k in range(4))
+    try:
+        recording.check(prog, stack, seeds=seeds, reads=reads, scale=0.7)
+    except Exception as err:
+        raise AssertionError(f"fuzz seed {seed}, stack {stack}, program:\n{source}\n{err}") from err
