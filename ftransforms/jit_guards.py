@@ -549,6 +549,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     objects: list = []  # (a user object placed, its name): its methods are followed
     codes: list = []  # the code visited
     idents: dict = {}  # id(container) -> the name the code reaches it by, or None
+    class_data: dict = {}  # a class -> its attributes guarded (``class_fields``)
+    shadowed: set = set()  # (id of an object's dict, attribute) checked to stay absent
 
     def note(check: tuple, name: str) -> None:
         checks.append(check)
@@ -896,16 +898,21 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             getter = getattr(value, "fget", None) or getattr(value, "func", None)
             if isinstance(value, (property, functools.cached_property)) and isinstance(
                 getter, types.FunctionType
-            ):  # ``self.scale`` of a property: what its getter reads
+            ):  # ``self.scale`` of a property: what its getter reads, and the property
+                if (id(mro[where]), attr) not in shadowed:  # itself (``C.k = property(..)``)
+                    shadowed.add((id(mro[where]), attr))
+                    note((mro[where].__dict__, attr, value), f"{mro[where].__name__}.{attr}")
                 if id(getter) not in seen:
                     visit(getter, 1, f"{mro[where].__name__}.{attr}")
                     class_fields(cls, owner, _names_read(getter.__code__) - read)
                 continue
             if place(mro[where].__dict__, attr, value, f"{mro[where].__name__}.{attr}"):
+                class_data.setdefault(cls, set()).add(attr)
                 for c in mro[:where]:
                     checks.append((c.__dict__, attr, _MISSING))
                     names.append(f"{c.__name__}.{attr}")
                 if owner is not None and attr not in owner:
+                    shadowed.add((id(owner), attr))
                     checks.append((owner, attr, _MISSING))
                     names.append(f"self.{attr}")
             # ``self.helper(x)``, ``self.act(x)`` of a staticmethod, ``cls.make(x)``: what
@@ -967,11 +974,21 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             class_fields(cls, None, set(fresh))
             for attr in fresh:
                 fn = _user_method(cls, attr)
-                if fn is not None:  # (per class: an item's own ``k`` set later to shadow
-                    visit(fn, 1, f"{cls.__name__}.{attr}")  # ``C.k`` is not checked for)
+                if fn is not None:  # (per class; the items' own fields: below)
+                    visit(fn, 1, f"{cls.__name__}.{attr}")
                     class_fields(cls, None, _names_read(fn.__code__))
         if len(read) == before:
             break
+    # an item's own ``k``, set later, would shadow its class's ``C.k`` that its methods
+    # read: each such attribute is checked to stay absent from the objects of the class
+    for obj, name in objects:
+        owner = getattr(obj, "__dict__", None)
+        if type(owner) is not dict or isinstance(obj, threading.local):
+            continue
+        for attr in sorted(class_data.get(type(obj), ())):
+            if attr not in owner and (id(owner), attr) not in shadowed:
+                shadowed.add((id(owner), attr))
+                note((owner, attr, _MISSING), f"{name}.{attr}")
     # NOTE [objects in long lists under jit]: a list of more than ``_MAX_ITEMS`` items is
     # checked to hold the same objects, not followed into (an op database's lists); but a
     # model's 100 layers (``for l in self.layers: x = l(x)``), whose ``l.w`` a training
