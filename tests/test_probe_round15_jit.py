@@ -2,8 +2,10 @@
 calling the undecorated function computes (a replay that differs is a silent wrong
 answer)."""
 
+import math
 import os
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -257,3 +259,43 @@ def test_a_property_replaced_on_the_class_records_again():
     finally:
         _WithProperty.k = saved
     close(jf(X), X * 2.0)
+
+
+# -- a value read that is a signed zero ---------------------------------------------------------
+
+
+def _sign_of_first(x):
+    return x * math.copysign(1.0, float(x[0]))  # Python tells -0.0 from 0.0
+
+
+def _sign_of_listed(x):
+    return x * math.copysign(1.0, x.tolist()[0])
+
+
+def _nan_first(x):
+    return x * (2.0 if math.isnan(float(x[0])) else 3.0)
+
+
+@pytest.mark.parametrize("fn", [_sign_of_first, _sign_of_listed])
+def test_a_read_of_minus_zero_is_not_the_read_of_zero(fn):
+    """A value read is checked with ``==``, for which ``-0.0`` equals ``0.0``: a call with
+    ``-0.0`` where the recording read ``0.0`` replayed the ``+1`` the recording's
+    ``math.copysign`` gave."""
+    jf = ft.jit(fn)
+    for first in (0.0, -0.0, 0.0, -0.0):
+        x = np.array([first, 1.0, -2.0])
+        close(jf(x), fn(x))
+
+
+def test_a_nan_read_again_replays_its_path():
+    """A NaN read (``math.isnan``) matches the NaN the recording read: replayed, as the
+    same Python path; a number takes its own."""
+    jf = ft.jit(_nan_first)
+    for first in (np.nan, np.nan, 1.0, np.nan):
+        x = np.array([first, 1.0, -2.0])
+        close(jf(x), _nan_first(x))
+    x = np.array([np.nan, 1.0, -2.0])
+    (program,) = jf.cache.values()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a replay, not an eager run after a failed check
+        close(program.call(x), x * 2.0)
