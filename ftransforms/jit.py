@@ -634,10 +634,10 @@ def _trace(
 # extra output of the program, with the value the recording saw beside it, and a replay
 # returns only where every one equals its recorded value exactly (``-0.0`` is not ``0.0``,
 # which ``math.copysign`` tells apart; a NaN is the NaN read: ``_read_value``); then the
-# Python code would have read the same values and taken the same path, so the recording is that call's
-# program.  Where one differs, the replay raises ``ReadChanged`` and the call runs eagerly
-# or records (below), as any replay that raises runs eagerly (NOTE [a replay that
-# raises]): the replay is pure (it writes into nothing: a recording that wrote into an
+# Python code would have read the same values and taken the same path, so the recording
+# is that call's program.  Where one differs, the replay raises ``ReadChanged`` and the
+# call runs eagerly or records (below), as any replay that raises runs eagerly (NOTE [a
+# replay that raises]): the replay is pure (it writes into nothing: a recording that wrote into an
 # argument and read a value runs eagerly instead), so its results are simply dropped, and
 # NumPy's floating-point warnings of it are counted, not shown, until its reads are checked
 # (``_COLLECT``).  A recording with no such read is a plain ``Program``: nothing on its
