@@ -1347,12 +1347,18 @@ def same_fields(then: Any, now: Any) -> bool:
 
 def _imported(v: Any) -> bool:
     """A library's function or class found by name (``from numpy import tanh``): its
-    name is guarded, but what it reads is not the user's (``jit(helper)`` is the user's
-    function)."""
+    name is guarded, but what it reads is not the user's (``jit(helper)`` and
+    ``jit(grad(loss))`` wrap the user's function, found at the end of the chain of
+    ``__wrapped__``)."""
     if not callable(v) or not _library(v):
         return False
-    wrapped = getattr(v, "__wrapped__", None)
-    return wrapped is None or _library(wrapped)
+    for _ in range(_NESTING):  # (``jit(grad(f))``: the chain of wrappers, to its end)
+        v = wrapped_of(v)
+        if v is None:
+            return True
+        if not _library(v):
+            return False
+    return True
 
 
 def _user_module(name: str) -> bool:

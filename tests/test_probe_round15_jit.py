@@ -299,3 +299,37 @@ def test_a_nan_read_again_replays_its_path():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a replay, not an eager run after a failed check
         close(program.call(x), x * 2.0)
+
+
+# -- a jitted function that calls a global jit(grad(f)) ------------------------------------
+
+SCALE = np.array([2.0])
+
+
+def _scaled_energy(x):
+    return np.sum(x**2) * float(SCALE[0])
+
+
+_ENERGY_GRAD = ft.jit(ft.grad(_scaled_energy))
+_BATCHED_GRAD = ft.vmap(ft.grad(_scaled_energy))
+
+
+def _step(x):
+    return x - 0.1 * _ENERGY_GRAD(x)
+
+
+def _batched_step(xs):
+    return xs - 0.1 * _BATCHED_GRAD(xs)
+
+
+@pytest.mark.parametrize(("fn", "shape"), [(_step, (3,)), (_batched_step, (2, 3))])
+def test_what_a_called_chain_of_transform_wrappers_reads_records_again(fn, shape):
+    """``_ENERGY_GRAD = jit(grad(loss))`` called by a jitted step: a library wrapper whose
+    ``__wrapped__`` is another library wrapper was taken for a library function, so what
+    ``loss`` reads (``SCALE``) was never guarded and a change replayed the old value."""
+    SCALE[0] = 2.0
+    x = np.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape)
+    jf = ft.jit(fn)
+    close(jf(x), x - 0.1 * 2.0 * 2.0 * x)
+    SCALE[0] = 5.0
+    close(jf(x), x - 0.1 * 2.0 * 5.0 * x)
