@@ -173,6 +173,18 @@ class _Items:
     __hash__ = None  # type: ignore[assignment]
 
 
+class _Absent(tuple):
+    """Attributes that objects do not have of their own (``attrs[k]`` not in the ``__dict__``
+    ``now[k]``): an item's ``k`` set later would shadow its class's ``C.k``."""
+
+    __slots__ = ()
+
+    def __eq__(self, now: Any) -> bool:
+        return not any(map(dict.__contains__, now, self))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class _Keys(tuple):
     """A dict's keys, in order (``for k, v in D.items()``), which it holds when equal."""
 
@@ -261,7 +273,7 @@ def _same(now: Any, then: Any) -> bool:
 
 
 #: The kinds of snapshot a check compares the place's content with (``then == now``).
-_COMPARED = frozenset({_Snapshot, _Contents, _Items, _Keys, _Members})
+_COMPARED = frozenset({_Snapshot, _Contents, _Items, _Keys, _Members, _Absent})
 
 
 def _now(holder: Any, key: Any) -> Any:
@@ -981,14 +993,19 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             break
     # an item's own ``k``, set later, would shadow its class's ``C.k`` that its methods
     # read: each such attribute is checked to stay absent from the objects of the class
-    for obj, name in objects:
+    # (in one check: a model's layers are many)
+    owners, attrs = [], []
+    for obj, _ in objects:
         owner = getattr(obj, "__dict__", None)
         if type(owner) is not dict or isinstance(obj, threading.local):
             continue
         for attr in sorted(class_data.get(type(obj), ())):
             if attr not in owner and (id(owner), attr) not in shadowed:
                 shadowed.add((id(owner), attr))
-                note((owner, attr, _MISSING), f"{name}.{attr}")
+                owners.append(owner)
+                attrs.append(attr)
+    if owners:
+        note((tuple(owners), _WHOLE, _Absent(attrs)), "an object's own attribute over its class's")
     # NOTE [objects in long lists under jit]: a list of more than ``_MAX_ITEMS`` items is
     # checked to hold the same objects, not followed into (an op database's lists); but a
     # model's 100 layers (``for l in self.layers: x = l(x)``), whose ``l.w`` a training
