@@ -616,7 +616,7 @@ def _trace(
         derived, operands = guards.derived_arrays(_held_arrays(interp.program, consts))
         read += derived
         if operands and _bakes_derived(
-            interp.program, consts, interp.opaque, guards.known_numbers()
+            interp.program, [*consts, *interp.elided], interp.opaque, guards.known_numbers()
         ):
             read += operands  # (``x @ W + np.linalg.norm(W)``)
         if read:

@@ -333,3 +333,24 @@ def test_what_a_called_chain_of_transform_wrappers_reads_records_again(fn, shape
     close(jf(x), x - 0.1 * 2.0 * 2.0 * x)
     SCALE[0] = 5.0
     close(jf(x), x - 0.1 * 2.0 * 5.0 * x)
+
+
+_ONES = np.ones(3)
+
+
+def _times_own_max(x, *, w=_ONES):
+    return x * w * np.max(w)  # the max is 1.0 at the recording: x * 1.0 is not recorded
+
+
+def test_a_derived_value_that_was_one_at_the_recording_is_still_checked():
+    """``x * w * np.max(w)`` with ``w`` all ones when recorded: the product by the derived
+    ``1.0`` is not recorded (``x * 1``), so no constant showed that a value had been
+    derived from ``w``, and after ``w[0] = 5.0`` the replay used the new ``w`` with the old
+    maximum."""
+    w = _times_own_max.__kwdefaults__["w"]
+    w[:] = 1.0
+    jf = ft.jit(_times_own_max)
+    close(jf(X), X)
+    w[0] = 5.0
+    close(jf(X), _times_own_max(X))
+    close(jf(X), X * w * 5.0)
