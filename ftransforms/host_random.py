@@ -435,10 +435,10 @@ def wrapped_of(obj: Any) -> Any:
 
 def code_names(code: types.CodeType) -> set:
     """The global (and attribute) names a code object and its nested functions use."""
-    return {n for c in _nested_codes(code) for n in c.co_names}
+    return {n for c in nested_codes(code) for n in c.co_names}
 
 
-def _nested_codes(code: types.CodeType) -> Iterator[types.CodeType]:
+def nested_codes(code: types.CodeType) -> Iterator[types.CodeType]:
     """``code`` and the code objects of the functions nested in it."""
     stack = [code]
     while stack:
@@ -458,7 +458,7 @@ def globals_loaded(code: types.CodeType) -> frozenset:
     if found is None:
         found = _LOADED[code] = frozenset(
             ins.argval
-            for c in _nested_codes(code)
+            for c in nested_codes(code)
             for ins in dis.get_instructions(c)
             if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")
         )
@@ -477,7 +477,7 @@ def attribute_strings(code: types.CodeType) -> frozenset:
     if found is None:
         found = _STRINGS[code] = frozenset(
             k
-            for c in _nested_codes(code)
+            for c in nested_codes(code)
             for k in c.co_consts
             if type(k) is str and k.isidentifier()
         )

@@ -16,6 +16,7 @@ import enum
 import functools
 import gc
 import inspect
+import math
 import threading
 import types
 import warnings
@@ -369,6 +370,43 @@ def _held_arrays(eqns: list, out_consts: list) -> set:
     return live
 
 
+def _bakes_derived(eqns: list, out_consts: list, opaque: frozenset, known: set) -> bool:
+    """Whether the recording holds a constant that a value the user's NumPy code computed
+    from an outside array may be (``np.linalg.norm(W)``, ``W.max()``, ``float(W.sum())``,
+    ``np.exp(W)``): a NumPy scalar; a Python float the code does not write as a literal
+    nor read from outside (``known``); an array that is none of the outside arrays nor
+    views one, with more than two distinct values (the transforms' own constants, a
+    cotangent seed of ones, a fill of ``1/n``, a one-hot basis, have at most two; so have
+    Python ints, sizes and counts, which are left out) (NOTE [values derived from outside
+    arrays under jit] in ``jit_guards.py``)."""
+    stack = [(eqns, out_consts)]
+    while stack:
+        body, outs = stack.pop()
+        for c in (*(c for e in body for c in e.consts), *outs):
+            t = type(c)
+            if t is numpy.ndarray:
+                root = c
+                while type(root.base) is numpy.ndarray and id(root) not in opaque:
+                    root = root.base
+                if id(root) not in opaque and not _two_valued(c):
+                    return True
+            elif isinstance(c, numpy.generic) or (t in (float, complex) and c not in known):
+                return True
+        for e in body:
+            for fn in getattr(e.prim, "subprograms", {}).values():
+                stack.append((fn.eqns, getattr(fn, "out_consts", ())))
+    return False
+
+
+def _two_valued(a: numpy.ndarray) -> bool:
+    """Whether ``a`` holds at most two distinct values (``nan`` counts as distinct)."""
+    if a.size == 0 or a.dtype.kind not in "biufc":
+        return True
+    flat = a.ravel()
+    rest = flat[flat != flat[0]]
+    return rest.size == 0 or bool((rest == rest[0]).all())
+
+
 def _of_call(interp: TraceInterpreter, scope: Any) -> Callable[[Any], bool]:
     """Whether a value is one of the recording's: traced, or an array the call made."""
 
@@ -563,7 +601,7 @@ def _trace(
     program.writes_inputs = writes_inputs
     program.assigns_into = assigned
     if checked:
-        program.expected = tuple(v.item() if v.ndim == 0 else v for _, v in reads)
+        program.expected = tuple(_read_value(v) for _, v in reads)
         program.user_spec, program.n_user = out_spec, len(refs)
         program.user_leaf = out_spec == tree_flatten(0)[1]
     if views_inputs:
@@ -579,7 +617,12 @@ def _trace(
         # NOTE [outside arrays in rules under jit]; indices and masks whose numbers Python
         # code may have read (NOTE [values read from outside under jit])
         read = [*routes.read, *guards.index_arrays()]
-        read += guards.derived_arrays(_held_arrays(interp.program, consts))
+        derived, operands = guards.derived_arrays(_held_arrays(interp.program, consts))
+        read += derived
+        if operands and _bakes_derived(
+            interp.program, [*consts, *interp.elided], interp.opaque, guards.known_numbers()
+        ):
+            read += operands  # (``x @ W + np.linalg.norm(W)``)
         if read:
             guards.hold_contents(read)
         program.guards = guards if guards.checks else None  # (all side effects: nothing)
@@ -593,11 +636,12 @@ def _trace(
 # of ``x[x > 0]``, whose elements decide which and how many are taken) is replayed all the
 # same: each value read (a small array: at most ``_CHECKED_READ_SIZE`` elements) is an
 # extra output of the program, with the value the recording saw beside it, and a replay
-# returns only where every one equals its recorded value exactly; then the Python code
-# would have read the same values and taken the same path, so the recording is that call's
-# program.  Where one differs, the replay raises ``ReadChanged`` and the call runs eagerly
-# or records (below), as any replay that raises runs eagerly (NOTE [a replay that
-# raises]): the replay is pure (it writes into nothing: a recording that wrote into an
+# returns only where every one equals its recorded value exactly (``-0.0`` is not ``0.0``,
+# which ``math.copysign`` tells apart; a NaN is the NaN read: ``_read_value``); then the
+# Python code would have read the same values and taken the same path, so the recording
+# is that call's program.  Where one differs, the replay raises ``ReadChanged`` and the
+# call runs eagerly or records (below), as any replay that raises runs eagerly (NOTE [a
+# replay that raises]): the replay is pure (it writes into nothing: a recording that wrote into an
 # argument and read a value runs eagerly instead), so its results are simply dropped, and
 # NumPy's floating-point warnings of it are counted, not shown, until its reads are checked
 # (``_COLLECT``).  A recording with no such read is a plain ``Program``: nothing on its
@@ -667,6 +711,39 @@ def _eager_scalars_as_arrays(out: Any) -> Any:
 _EAGER = Program([], 0, [], [], None, [], value_dependent=True)
 
 
+class _ExactFloat(float):
+    """A float zero or NaN read by the recording's Python code, equal only to a float of
+    the same sign and kind: ``math.copysign(1.0, v)``, ``math.atan2`` and ``1 / v`` tell
+    ``-0.0`` from ``0.0``, which ``==`` does not, and a NaN the code read (``math.isnan``)
+    takes the same path again (NOTE [checked value reads under jit])."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, float):
+            return False
+        a, b = float(other), float(self)
+        same = a == b or (math.isnan(a) and math.isnan(b))
+        return same and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+    def __ne__(self, other: Any) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = float.__hash__
+
+
+def _read_value(v: numpy.ndarray) -> Any:
+    """What a replay compares a value read with: a 0-d read as a Python number (a float
+    zero or NaN as an ``_ExactFloat``), an array's bytes (``-0.0`` is not ``0.0``; the
+    same NaN bits are the same NaN)."""
+    if v.ndim:
+        return v.tobytes()
+    item = v.item()
+    if type(item) is float and (item == 0.0 or item != item):
+        return _ExactFloat(item)
+    return item
+
+
 class ReadChanged(Exception):
     """A replay found a value the recording's Python code read to differ now; ``point``:
     ``(program, key)`` where a recording of this call belongs, or None (run eagerly)."""
@@ -703,9 +780,8 @@ class CheckedProgram(Program):
         n = self.n_user
         for j, then in enumerate(self.expected):
             now = flat[n + j]
-            # a 0-d read as a Python number (``then``); NaN differs from itself: eagerly
-            if not (now.item() == then if type(then) is not numpy.ndarray else
-                    numpy.array_equal(now, then)):  # fmt: skip
+            # a 0-d read as a Python number (``then``), an array's as its bytes
+            if not (now.item() == then if type(then) is not bytes else now.tobytes() == then):
                 now = numpy.asarray(now)
                 key = (j, now.dtype.str, now.shape, now.tobytes())
                 other = self.others.get(key) if self.others is not None else None
@@ -1191,7 +1267,7 @@ def jit(
                 if program.value_dependent or (
                     isinstance(program, CheckedProgram)
                     and len(program.expected) > j
-                    and not numpy.array_equal(program.expected[j], parent.expected[j])
+                    and not program.expected[j] == parent.expected[j]
                 ):
                     parent.add_branch(at, program)
                 else:  # the recording read what its parent read (the replay computed the

@@ -72,7 +72,7 @@ from ftransforms.backend import is_array
 from ftransforms.host_random import (
     attribute_strings as _attribute_strings,
 )
-from ftransforms.host_random import code_names, wrapped_of
+from ftransforms.host_random import code_names, nested_codes, wrapped_of
 from ftransforms.host_random import globals_loaded as _globals_loaded
 
 __all__ = ["Guards", "guards_of"]
@@ -147,6 +147,8 @@ class _Contents:
             return False
         if self.data is not None and type(now) is numpy.ndarray:
             return now.tobytes() == self.data
+        if copy.dtype.kind == "O":  # Python objects: the same ones (a new one records again)
+            return all(a is b for a, b in zip(now.flat, copy.flat))
         same = now == copy
         if copy.dtype.kind in "fc":  # nan is nan
             same |= (now != now) & (copy != copy)
@@ -171,6 +173,18 @@ class _Items:
         if isinstance(now, dict):
             return tuple(now) == self.keys and tuple(map(id, now.values())) == self.ids
         return tuple(map(id, now)) == self.ids
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Absent(tuple):
+    """Attributes that objects do not have of their own (``attrs[k]`` not in the ``__dict__``
+    ``now[k]``): an item's ``k`` set later would shadow its class's ``C.k``."""
+
+    __slots__ = ()
+
+    def __eq__(self, now: Any) -> bool:
+        return not any(map(dict.__contains__, now, self))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -263,7 +277,7 @@ def _same(now: Any, then: Any) -> bool:
 
 
 #: The kinds of snapshot a check compares the place's content with (``then == now``).
-_COMPARED = frozenset({_Snapshot, _Contents, _Items, _Keys, _Members})
+_COMPARED = frozenset({_Snapshot, _Contents, _Items, _Keys, _Members, _Absent})
 
 
 def _now(holder: Any, key: Any) -> Any:
@@ -449,7 +463,7 @@ class Guards:
         reads on the host (``x[:N[0]]``, ``np.delete(x, IDX)``, ``y[IDX] = v``)."""
         return [a for _, a in self.arrays() if a.dtype.kind in "biu" and a.size <= _MAX_INDEX]
 
-    def derived_arrays(self, live: set) -> list:
+    def derived_arrays(self, live: set) -> tuple[list, list]:
         """NOTE [values derived from outside arrays under jit]: a value the user's own
         NumPy code computes from an outside array (``np.exp(self.log_std)``, ``x *
         A.sum()``, ``np.linalg.inv(W)``) never reaches the recorder: it is a constant of
@@ -462,15 +476,25 @@ class Guards:
         the names it reads; a closed-over one; an item of a container it reads) that no
         equation holds, of at most ``_MAX_DERIVED`` bytes, are the ones such a value may
         have come from: their numbers are checked before each replay (a copy's bytes
-        against theirs), and a change records again.  An array both used as an operand
-        and read by NumPy code (``x @ W + np.linalg.norm(W)``), or a larger one, keeps
-        the old derived value (documented: pass it as an argument)."""
+        against theirs), and a change records again.  An array that is an operand too
+        (``x @ W + np.linalg.norm(W)``, then ``W -= lr * g``) is checked the same way
+        where the recording holds a constant that may be such a value (``jit.py``'s
+        ``_bakes_derived``: a NumPy scalar, a Python float the code neither writes as a
+        literal nor reads from outside, an array of more than two distinct values that
+        views no outside array), so the transforms' own constants (a seed of ones, a
+        fill of ``1/n``, a one-hot basis, a size) leave ``jit(grad(loss))`` of a global
+        data set unchecked; so the operands come back apart, ``(not operands,
+        operands)``.  A value from such an array that leaves no such constant (a Python
+        ``int``, a branch taken on it, a two-valued array), an element changed inside an
+        array of objects (a shallow copy is compared by identity), or an array over
+        ``_MAX_DERIVED`` keeps the old value (documented: pass it as an argument)."""
         read: set = set()
         loaded: set = set()  # the names read as globals (``W``, not ``self.W``)
         for code in self.codes:
             read |= _names_read(code)
             loaded |= _globals_loaded(code)
         out: dict = {}
+        held: dict = {}
         for holder, key, value in self.checks:
             if type(key) is str and key not in read:
                 continue  # (``self.emb`` of a model whose method does not name it)
@@ -479,14 +503,19 @@ class Guards:
             kind = _container(value)
             values = value.values() if kind is dict else value
             for v in values if kind is not None else (value,):
-                if (
-                    type(v) is numpy.ndarray
-                    and id(v) not in live
-                    and v.dtype.kind != "O"
-                    and v.nbytes <= _MAX_DERIVED
-                ):
-                    out[id(v)] = v
-        return list(out.values())
+                if type(v) is numpy.ndarray and v.nbytes <= _MAX_DERIVED:
+                    (held if id(v) in live else out)[id(v)] = v
+        return list(out.values()), list(held.values())
+
+    def known_numbers(self) -> set:
+        """The numbers the code visited writes as literals, and the numbers among the
+        values read from outside: constants of a recording that were not computed from an
+        array (NOTE [values derived from outside arrays under jit])."""
+        out = set()
+        for code in self.codes:
+            out |= _literal_numbers(code)
+        out.update(v for _, _, v in self.checks if type(v) in (float, complex))
+        return out
 
     def array_ids(self) -> frozenset:
         """The ids of the arrays among the values (the recording must not fold them)."""
@@ -526,7 +555,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     checks: list = []
     names: list = []
     seen: set[int] = set()
-    seen_fields: set = set()
+    seen_fields: dict = {}  # id -> the fields of an object read so far (``fields_read``)
     placed: set[int] = set()  # the user objects whose fields are guarded
     stores: dict = {}  # id -> (a namespace, cell or fields the code may store into, names)
     iterators: list = []  # NOTE [iterators read from outside]: (name, key of its place)
@@ -536,6 +565,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     objects: list = []  # (a user object placed, its name): its methods are followed
     codes: list = []  # the code visited
     idents: dict = {}  # id(container) -> the name the code reaches it by, or None
+    class_data: dict = {}  # a class -> its attributes guarded (``class_fields``)
+    shadowed: set = set()  # (id of an object's dict, attribute) checked to stay absent
 
     def note(check: tuple, name: str) -> None:
         checks.append(check)
@@ -754,7 +785,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                         note((glb, var, value), var)
                     continue
                 place(glb, var, value, var)
-                fields_read(value, var, names, _attribute_strings(code))
+                fields_read(value, var, names, strings)
                 if not isinstance(value, types.ModuleType):
                     visit(value, _deeper(value, depth), var)
 
@@ -769,16 +800,22 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if type(value) not in (list, tuple, dict) and not _library(type(value)):
                 methods_named(value, var, names)  # a ``NamedTuple`` of the user's
             return
-        if not isinstance(value, (types.ModuleType, type)) and callable(value):
-            return  # a function or model: visited
+        if not isinstance(value, (types.ModuleType, type, types.FunctionType)) and callable(value):
+            return  # a model: visited (a function's attributes, ``f.scale``, are read below)
         attrs = getattr(value, "__dict__", None)
         slotted = attrs is None and _user_object(value)
         if slotted:  # ``__slots__``: its fields are placed with it (``place``); its
             attrs = {}  # class's and those its methods read are followed here
-        if attrs is None or (id(value), "fields") in seen_fields:
+        if attrs is None:
             return
-        seen_fields.add((id(value), "fields"))
-        for attr in names & attrs.keys():
+        done = seen_fields.get(id(value))
+        named = names & attrs.keys()
+        if done is not None:  # read again by other code (a helper's ``helper.k``, ``cfg.b``):
+            named -= done  # the fields that code names besides
+            if not named:
+                return
+        seen_fields.setdefault(id(value), set()).update(named)
+        for attr in named:
             if isinstance(value, threading.local):  # NOTE [thread-local settings under jit]
                 place(value, _Attr(attr), attrs[attr], f"{var}.{attr}")
             else:
@@ -791,6 +828,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 if isinstance(value, type) and not _library(value):
                     # ``Base.forward(self, x)``: the class attributes it reads (``self.k``)
                     class_fields(value, None, _names_read(fn.__code__))
+        if done is not None:
+            return
         if isinstance(value, type) and not _library(value):
             # ``Scaler(2.0)(x)``: what the methods that making and calling one run read
             for attr in ("__init__", "__post_init__", "__call__"):
@@ -879,16 +918,21 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             getter = getattr(value, "fget", None) or getattr(value, "func", None)
             if isinstance(value, (property, functools.cached_property)) and isinstance(
                 getter, types.FunctionType
-            ):  # ``self.scale`` of a property: what its getter reads
+            ):  # ``self.scale`` of a property: what its getter reads, and the property
+                if (id(mro[where]), attr) not in shadowed:  # itself (``C.k = property(..)``)
+                    shadowed.add((id(mro[where]), attr))
+                    note((mro[where].__dict__, attr, value), f"{mro[where].__name__}.{attr}")
                 if id(getter) not in seen:
                     visit(getter, 1, f"{mro[where].__name__}.{attr}")
                     class_fields(cls, owner, _names_read(getter.__code__) - read)
                 continue
             if place(mro[where].__dict__, attr, value, f"{mro[where].__name__}.{attr}"):
+                class_data.setdefault(cls, set()).add(attr)
                 for c in mro[:where]:
                     checks.append((c.__dict__, attr, _MISSING))
                     names.append(f"{c.__name__}.{attr}")
                 if owner is not None and attr not in owner:
+                    shadowed.add((id(owner), attr))
                     checks.append((owner, attr, _MISSING))
                     names.append(f"self.{attr}")
             # ``self.helper(x)``, ``self.act(x)`` of a staticmethod, ``cls.make(x)``: what
@@ -950,11 +994,26 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             class_fields(cls, None, set(fresh))
             for attr in fresh:
                 fn = _user_method(cls, attr)
-                if fn is not None:  # (per class: an item's own ``k`` set later to shadow
-                    visit(fn, 1, f"{cls.__name__}.{attr}")  # ``C.k`` is not checked for)
+                if fn is not None:  # (per class; the items' own fields: below)
+                    visit(fn, 1, f"{cls.__name__}.{attr}")
                     class_fields(cls, None, _names_read(fn.__code__))
         if len(read) == before:
             break
+    # an item's own ``k``, set later, would shadow its class's ``C.k`` that its methods
+    # read: each such attribute is checked to stay absent from the objects of the class
+    # (in one check: a model's layers are many)
+    owners, attrs = [], []
+    for obj, _ in objects:
+        owner = getattr(obj, "__dict__", None)
+        if type(owner) is not dict or isinstance(obj, threading.local):
+            continue
+        for attr in sorted(class_data.get(type(obj), ())):
+            if attr not in owner and (id(owner), attr) not in shadowed:
+                shadowed.add((id(owner), attr))
+                owners.append(owner)
+                attrs.append(attr)
+    if owners:
+        note((tuple(owners), _WHOLE, _Absent(attrs)), "an object's own attribute over its class's")
     # NOTE [objects in long lists under jit]: a list of more than ``_MAX_ITEMS`` items is
     # checked to hold the same objects, not followed into (an op database's lists); but a
     # model's 100 layers (``for l in self.layers: x = l(x)``), whose ``l.w`` a training
@@ -1037,6 +1096,23 @@ def _stores(code: types.CodeType) -> set:
         out.update(op for op in (_STORE_GLOBAL, _STORE_DEREF) if op in ops)
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     return out
+
+
+def _literal_numbers(code: types.CodeType) -> frozenset:
+    """The Python numbers ``code`` (and the functions nested in it) writes as literals."""
+    found = _LITERALS.get(code)
+    if found is None:
+        out = set()
+        for c in nested_codes(code):
+            for k in c.co_consts:
+                if type(k) in (float, complex):
+                    out.add(k)
+                    out.add(-k)  # (``-2.0`` is a literal and a negation)
+        found = _LITERALS[code] = frozenset(out)
+    return found
+
+
+_LITERALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 #: Special methods that read nothing a call computes with (made, shown, set, compared
@@ -1238,12 +1314,18 @@ def same_fields(then: Any, now: Any) -> bool:
 
 def _imported(v: Any) -> bool:
     """A library's function or class found by name (``from numpy import tanh``): its
-    name is guarded, but what it reads is not the user's (``jit(helper)`` is the user's
-    function)."""
+    name is guarded, but what it reads is not the user's (``jit(helper)`` and
+    ``jit(grad(loss))`` wrap the user's function, found at the end of the chain of
+    ``__wrapped__``)."""
     if not callable(v) or not _library(v):
         return False
-    wrapped = getattr(v, "__wrapped__", None)
-    return wrapped is None or _library(wrapped)
+    for _ in range(_NESTING):  # (``jit(grad(f))``: the chain of wrappers, to its end)
+        v = wrapped_of(v)
+        if v is None:
+            return True
+        if not _library(v):
+            return False
+    return True
 
 
 def _user_module(name: str) -> bool:

@@ -233,6 +233,7 @@ class TraceInterpreter(Interpreter):
         "errbase",
         "raises_inside",
         "reads",
+        "elided",
     )
 
     def __init__(self, name: str) -> None:
@@ -247,6 +248,9 @@ class TraceInterpreter(Interpreter):
         self.reason = ""
         # NOTE [checked value reads under jit] (ftransforms/jit.py): [(slot, value read)]
         self.reads: list = []
+        # the constant operands of operations not recorded (``x * c`` with ``c`` all ones):
+        # NOTE [values derived from outside arrays under jit] (ftransforms/jit_guards.py)
+        self.elided: list = []
         # While a control-flow body is recorded: slot -> value of every slot it reads.
         self.seen: dict[int, Any] | None = None
         # Per capture in progress, innermost last: [first value read in it, its subscript].
@@ -502,9 +506,12 @@ class TraceInterpreter(Interpreter):
             return TraceTracer(self, out, ref)
         same = _identity_operand(prim, vals, refs, out, params)
         if same is not None:
+            if has_const:  # (``x * np.max(W)`` where the max is 1.0: W's, all the same)
+                self.elided.extend(consts)
             a = args[same]  # a new object: NumPy's result is a new array (writes stay apart)
             return TraceTracer(self, a.val, a.ref) if type(a) is TraceTracer else a
         if _constant_result(prim, vals, refs, params):
+            self.elided.extend(consts)
             return out  # not recorded: a constant of this signature
         if prim.name == "matmul" and not params:
             scaled = self._diagonal_matmul(args, refs, out)
