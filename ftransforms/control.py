@@ -94,6 +94,7 @@ import ftransforms.numpy as fnp
 from ftransforms import loop_cotangents, loop_vjp
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import (
+    BranchesError,
     BranchOutputError,
     CarryError,
     PredicateError,
@@ -475,7 +476,10 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     op = "switch(index, branches, *operands)"
     branches = list(branches)
     if not branches or not all(callable(b) for b in branches):
-        raise TypeError(f"{op}: branches must be a non-empty sequence of callables")
+        raise BranchesError(
+            f"{op}: branches must be a non-empty sequence of callables, got "
+            f"{[type(b).__name__ for b in branches]}; pass e.g. [lambda x: x, lambda x: -x]"
+        )
     index = _check_pred(op, index, "iub", "index")
     n = len(branches)
     if isinstance(index, (bool, int, numpy.integer, numpy.bool_)):

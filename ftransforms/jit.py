@@ -1399,7 +1399,7 @@ def _infer_static(
     if not any(p.kind is kinds.VAR_POSITIONAL for p in params):
         for i in argnums:
             if not -n <= i < n:
-                raise ValueError(
+                raise ArgnumsError(
                     f"jit({name}, static_argnums={argnums!r}): static_argnums has {i}, but "
                     f"{name} takes {n} positional argument(s); static_argnums counts its "
                     f"positional parameters from 0"
@@ -1409,7 +1409,7 @@ def _infer_static(
     ]
     unknown = sorted(set(argnames) - set(keyword))
     if unknown and not any(p.kind is kinds.VAR_KEYWORD for p in params):
-        raise ValueError(
+        raise ArgnumsError(
             f"jit({name}, static_argnames={argnames!r}): {name} has no parameter(s) "
             f"{unknown} that can be passed by keyword; its parameters are {keyword}"
         )
