@@ -14,7 +14,7 @@ import pytest
 
 import ftransforms as ft
 from ftransforms.core.stack import current_stack
-from ftransforms.errors import ArgnumsError, BranchesError, OutDimsError
+from ftransforms.errors import ArgnumsError, BranchesError, OutDimsError, TangentMismatchError
 
 
 def test_out_dims_structure_mismatch_is_an_error_without_splitting_the_batch():
@@ -41,4 +41,47 @@ def test_jit_static_arguments_that_name_no_parameter(kwargs, contains):
     with pytest.raises(ArgnumsError, match=re.escape(contains)) as info:
         ft.jit(lambda a: a, **kwargs)
     assert isinstance(info.value, ValueError)
+    assert current_stack() == ()
+
+
+def _custom_jvp_sin(tangent_out):
+    @ft.custom_jvp
+    def f(a):
+        return np.sin(a)
+
+    f.defjvp(lambda p, t: tangent_out(p[0], t[0]))
+    return f
+
+
+@pytest.mark.parametrize(
+    "rule, contains",
+    [
+        (lambda p, t: np.sin(p), "must return a pair (primal_out, tangent_out), got a single"),
+        (lambda p, t: (np.sin(p), (np.cos(p) * t,)), "must have one structure"),
+    ],
+)
+def test_custom_jvp_rule_of_the_wrong_structure(rule, contains):
+    f = _custom_jvp_sin(rule)
+    x = np.arange(1.0, 4.0)
+    with pytest.raises(TangentMismatchError, match=re.escape(contains)):
+        ft.jvp(f, (x,), (np.ones(3),))
+    assert current_stack() == ()
+    np.testing.assert_allclose(ft.jvp(np.sin, (x,), (np.ones(3),))[1], np.cos(x))
+
+
+@pytest.mark.parametrize(
+    "fwd, bwd, contains",
+    [
+        (lambda a: a * 2, lambda res, g: (g * 2,), "fwd rule must return a pair (out, residuals)"),
+        (lambda a: (a * 2, None), lambda res, g: g * 2, "bwd rule must return a tuple"),
+    ],
+)
+def test_custom_vjp_rules_of_the_wrong_structure(fwd, bwd, contains):
+    @ft.custom_vjp
+    def f(a):
+        return a * 2
+
+    f.defvjp(fwd, bwd)
+    with pytest.raises(TangentMismatchError, match=re.escape(contains)):
+        ft.grad(lambda a: f(a).sum())(np.arange(3.0))
     assert current_stack() == ()
