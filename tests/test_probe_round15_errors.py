@@ -14,7 +14,13 @@ import pytest
 
 import ftransforms as ft
 from ftransforms.core.stack import current_stack
-from ftransforms.errors import ArgnumsError, BranchesError, OutDimsError, TangentMismatchError
+from ftransforms.errors import (
+    ArgnumsError,
+    BranchesError,
+    OutDimsError,
+    PRNGKeyError,
+    TangentMismatchError,
+)
 
 
 def test_out_dims_structure_mismatch_is_an_error_without_splitting_the_batch():
@@ -84,4 +90,19 @@ def test_custom_vjp_rules_of_the_wrong_structure(fwd, bwd, contains):
     f.defvjp(fwd, bwd)
     with pytest.raises(TangentMismatchError, match=re.escape(contains)):
         ft.grad(lambda a: f(a).sum())(np.arange(3.0))
+    assert current_stack() == ()
+
+
+@pytest.mark.parametrize("rng", [3, np.ones(2), "seed"])
+def test_random_sampler_given_neither_generator_nor_key(rng):
+    with pytest.raises(PRNGKeyError, match="ft.random.key") as info:
+        ft.random.normal(rng, size=2)
+    assert isinstance(info.value, TypeError)
+    assert current_stack() == ()
+
+
+@pytest.mark.parametrize("data", ["a", None, 1.5])
+def test_fold_in_data_that_is_not_an_integer(data):
+    with pytest.raises(PRNGKeyError, match="data must be"):
+        ft.random.fold_in(ft.random.key(0), data)
     assert current_stack() == ()
