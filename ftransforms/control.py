@@ -1033,6 +1033,8 @@ def scan(
         raise ScanLengthError(f"{op}: every leaf of xs needs a leading axis to scan over")
     if length is not None:
         length = _int(length)
+        if length < 0:
+            raise ScanLengthError(f"{op}: length must be a non-negative int, got {length}")
         lengths.add(length)
     if len(lengths) > 1:
         raise ScanLengthError(

@@ -19,6 +19,7 @@ from ftransforms.errors import (
     BranchesError,
     OutDimsError,
     PRNGKeyError,
+    ScanLengthError,
     TangentMismatchError,
 )
 
@@ -106,3 +107,11 @@ def test_fold_in_data_that_is_not_an_integer(data):
     with pytest.raises(PRNGKeyError, match="data must be"):
         ft.random.fold_in(ft.random.key(0), data)
     assert current_stack() == ()
+
+
+def test_scan_with_a_negative_length():
+    with pytest.raises(ScanLengthError, match="non-negative"):
+        ft.lax.scan(lambda c, y: (c, c), 0.0, None, length=-1)
+    assert current_stack() == ()
+    carry, ys = ft.lax.scan(lambda c, y: (c, c), 0.0, None, length=0)
+    assert ys.shape == (0,)
