@@ -97,6 +97,7 @@ from ftransforms.core.errors import (
     BranchesError,
     BranchOutputError,
     CarryError,
+    ControlFlowError,
     PredicateError,
     ScanLengthError,
 )
@@ -450,8 +451,7 @@ def cond(
         [2.0, 2.0]
     """
     op = "cond(pred, true_fun, false_fun, *operands)"
-    if not callable(true_fun) or not callable(false_fun):
-        raise TypeError(f"{op}: true_fun and false_fun must be callable")
+    _check_callables(op, true_fun=true_fun, false_fun=false_fun)
     if operand is not _NO_OPERAND:
         if operands:
             raise TypeError(
@@ -705,6 +705,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
         (1.414213562373, 0.25)
     """
     op = "while_loop(cond_fun, body_fun, init_val)"
+    _check_callables(op, cond_fun=cond_fun, body_fun=body_fun)
     init_val = _promote_weak_init(init_val, body_fun)
     pred = _loop_pred(op, cond_fun, init_val)
     if type(_strip_derivatives(pred)) is ShapeTracer:  # eval_shape: the carry's types
@@ -713,6 +714,16 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     if _is_batched(pred):
         return _arrays(_batched_while(op, cond_fun, body_fun, init_val, pred))
     return _arrays(_while(op, cond_fun, body_fun, init_val, pred))
+
+
+def _check_callables(op: str, **functions: Any) -> None:
+    """A ControlFlowError naming each of ``functions`` that is not callable."""
+    for name, fn in functions.items():
+        if not callable(fn):
+            raise ControlFlowError(
+                f"{op}: {name} must be callable, got {type(fn).__name__}; pass a function "
+                f"(a lambda) of the operands"
+            )
 
 
 def _loop_pred(op: str, cond_fun: Callable, val: Any) -> Any:
@@ -861,6 +872,7 @@ def fori_loop(
         16.0
     """
     op = "fori_loop(lower, upper, body_fun, init_val)"
+    _check_callables(op, body_fun=body_fun)
     for name, b in (("lower", lower), ("upper", upper)):
         _check_pred(op, b, "iuf", f"bound {name}")
     _check_bound_types(op, lower, upper)
@@ -1025,8 +1037,7 @@ def scan(
         (6.0, [0.0, 2.0, 9.0])
     """
     op = "scan(f, init, xs, length=None, reverse=False, unroll=1)"
-    if not callable(f):
-        raise TypeError(f"{op}: f must be callable, got {type(f).__name__}")
+    _check_callables(op, f=f)
     x_leaves, x_spec = tree_flatten(xs)
     lengths = {_shape(x)[0] if _shape(x) else None for x in x_leaves}
     if None in lengths:

@@ -17,6 +17,7 @@ from ftransforms.core.stack import current_stack
 from ftransforms.errors import (
     ArgnumsError,
     BranchesError,
+    ControlFlowError,
     OutDimsError,
     PRNGKeyError,
     ScanLengthError,
@@ -115,3 +116,19 @@ def test_scan_with_a_negative_length():
     assert current_stack() == ()
     carry, ys = ft.lax.scan(lambda c, y: (c, c), 0.0, None, length=0)
     assert ys.shape == (0,)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: ft.lax.while_loop(1, lambda c: c, 0), "cond_fun"),
+        (lambda: ft.lax.while_loop(lambda c: c < 3, None, 0), "body_fun"),
+        (lambda: ft.lax.fori_loop(0, 3, "body", 0.0), "body_fun"),
+        (lambda: ft.lax.cond(True, 1.0, lambda: 2.0), "true_fun"),
+        (lambda: ft.lax.scan(1, 0.0, np.ones(3)), "f"),
+    ],
+)
+def test_control_flow_given_a_non_callable(call, name):
+    with pytest.raises(ControlFlowError, match=f"{name} must be callable"):
+        call()
+    assert current_stack() == ()
