@@ -1019,9 +1019,9 @@ def jit(
             )
     if not callable(func):
         raise TypeError(f"jit: expected a function, got {type(func).__name__}")
-    argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-    argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     name = getattr(func, "__name__", "f")
+    argnums = _static_entries(name, "static_argnums", static_argnums, int)
+    argnames = _static_entries(name, "static_argnames", static_argnames, str)
     if argnums or argnames:  # (reading the signature costs; only static arguments need it)
         argnums, argnames = _infer_static(func, name, argnums, argnames)
     cache = _ProgramCache()
@@ -1379,6 +1379,28 @@ def _recording_again(name: str, guards: Any, stale: list) -> None:
 
 #: jit's ``compile`` argument as a compiled-tier policy (``None``: FTRANSFORMS_JIT_COMPILE).
 _HOW = {True: "eager", False: "never"}
+
+
+def _static_entries(name: str, what: str, given: Any, kind: type) -> tuple:
+    """``static_argnums`` (ints) or ``static_argnames`` (strs) as a tuple, or an
+    ArgnumsError naming the entry of the wrong type."""
+    if given is None:  # (JAX's spelling of none)
+        return ()
+    entries = (given,) if isinstance(given, kind) else given
+    try:
+        entries = tuple(entries)
+    except TypeError:
+        entries = (given,)
+    if kind is int:  # (a NumPy integer is an int here, a bool is not)
+        entries = tuple(int(e) if isinstance(e, numpy.integer) else e for e in entries)
+    for e in entries:
+        if not isinstance(e, kind) or (kind is int and isinstance(e, bool)):
+            want = "ints (positions)" if kind is int else "strs (parameter names)"
+            raise ArgnumsError(
+                f"jit({name}, {what}={given!r}): {what} must be {want}, got {e!r}; "
+                f"e.g. static_argnums=1 or static_argnames='n'"
+            )
+    return entries
 
 
 def _infer_static(

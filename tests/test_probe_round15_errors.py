@@ -132,3 +132,17 @@ def test_control_flow_given_a_non_callable(call, name):
     with pytest.raises(ControlFlowError, match=f"{name} must be callable"):
         call()
     assert current_stack() == ()
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"static_argnums": "a"}, {"static_argnums": 1.0}, {"static_argnames": 0}]
+)
+def test_jit_static_arguments_of_the_wrong_type(kwargs):
+    with pytest.raises(ArgnumsError, match="must be"):
+        ft.jit(lambda a: a * 2, **kwargs)(2.0)
+    assert current_stack() == ()
+
+
+def test_jit_static_argnums_as_a_numpy_integer():
+    f = ft.jit(lambda a, n: a * n, static_argnums=np.int64(1))
+    assert f(np.ones(2), 3).tolist() == [3.0, 3.0]
