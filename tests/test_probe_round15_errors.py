@@ -18,6 +18,7 @@ from ftransforms.errors import (
     ArgnumsError,
     BranchesError,
     ControlFlowError,
+    NotAnArrayError,
     OutDimsError,
     PRNGKeyError,
     ScanLengthError,
@@ -146,3 +147,13 @@ def test_jit_static_arguments_of_the_wrong_type(kwargs):
 def test_jit_static_argnums_as_a_numpy_integer():
     f = ft.jit(lambda a, n: a * n, static_argnums=np.int64(1))
     assert f(np.ones(2), 3).tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("leaf", ["f8", "s", object()])
+def test_eval_shape_of_a_non_array_output(leaf):
+    # 'f8' used to be read as a dtype: a float64 scalar reported for a str output
+    with pytest.raises(NotAnArrayError, match="got (str|object)"):
+        ft.eval_shape(lambda a: (a, leaf), np.ones(2))
+    assert current_stack() == ()
+    got = ft.eval_shape(lambda a: (a, 1.0), np.ones(2))
+    assert got[0].shape == (2,) and got[1].dtype == np.float64
