@@ -4,6 +4,15 @@ Fixes covered:
 - vmap with out_dims of the wrong structure raised a PerformanceWarning (the batch split into
   one group per row) before the OutDimsError: optree's mismatch message printed the batched
   outputs, and printing a tracer reads its values.
+- switch with no branches: BranchesError (a ValueError, as jax.lax.switch), not a bare TypeError.
+- jit static_argnums/static_argnames naming no parameter, or of the wrong type: ArgnumsError.
+- custom_jvp/custom_vjp rules returning the wrong structure: TangentMismatchError (a JVP
+  rule's tangent in another structure than its primal output was accepted).
+- random samplers given neither a Generator nor a key, fold_in of non-integer data:
+  PRNGKeyError.
+- scan with a negative length: ScanLengthError, not a bare IndexError.
+- cond/scan/while_loop/fori_loop given a non-callable: ControlFlowError naming the argument.
+- eval_shape of a str output: NotAnArrayError ('f8' was read as a float64 scalar).
 """
 
 import re
