@@ -13,6 +13,8 @@ Fixes covered:
 - scan with a negative length: ScanLengthError, not a bare IndexError.
 - cond/scan/while_loop/fori_loop given a non-callable: ControlFlowError naming the argument.
 - eval_shape of a str output: NotAnArrayError ('f8' was read as a float64 scalar).
+- associative_scan / lax.map misuse (non-callable, axis out of range, lengths that disagree,
+  batch_size 0): ControlFlowError / ScanLengthError instead of bare TypeError / ValueError.
 """
 
 import re
@@ -166,3 +168,19 @@ def test_eval_shape_of_a_non_array_output(leaf):
     assert current_stack() == ()
     got = ft.eval_shape(lambda a: (a, 1.0), np.ones(2))
     assert got[0].shape == (2,) and got[1].dtype == np.float64
+
+
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda: ft.associative_scan(3, np.ones(3)), ControlFlowError),
+        (lambda: ft.associative_scan(np.add, np.ones(3), axis=2), ScanLengthError),
+        (lambda: ft.associative_scan(np.add, (np.ones(3), np.ones(2))), ScanLengthError),
+        (lambda: ft.lax.map(3, np.ones(3)), ControlFlowError),
+        (lambda: ft.lax.map(np.sin, np.ones(3), batch_size=0), ScanLengthError),
+    ],
+)
+def test_associative_scan_and_map_misuse(call, error):
+    with pytest.raises(error):
+        call()
+    assert current_stack() == ()
