@@ -94,8 +94,10 @@ import ftransforms.numpy as fnp
 from ftransforms import loop_cotangents, loop_vjp
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import (
+    BranchesError,
     BranchOutputError,
     CarryError,
+    ControlFlowError,
     PredicateError,
     ScanLengthError,
 )
@@ -449,8 +451,7 @@ def cond(
         [2.0, 2.0]
     """
     op = "cond(pred, true_fun, false_fun, *operands)"
-    if not callable(true_fun) or not callable(false_fun):
-        raise TypeError(f"{op}: true_fun and false_fun must be callable")
+    _check_callables(op, true_fun=true_fun, false_fun=false_fun)
     if operand is not _NO_OPERAND:
         if operands:
             raise TypeError(
@@ -475,7 +476,10 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     op = "switch(index, branches, *operands)"
     branches = list(branches)
     if not branches or not all(callable(b) for b in branches):
-        raise TypeError(f"{op}: branches must be a non-empty sequence of callables")
+        raise BranchesError(
+            f"{op}: branches must be a non-empty sequence of callables, got "
+            f"{[type(b).__name__ for b in branches]}; pass e.g. [lambda x: x, lambda x: -x]"
+        )
     index = _check_pred(op, index, "iub", "index")
     n = len(branches)
     if isinstance(index, (bool, int, numpy.integer, numpy.bool_)):
@@ -701,6 +705,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
         (1.414213562373, 0.25)
     """
     op = "while_loop(cond_fun, body_fun, init_val)"
+    _check_callables(op, cond_fun=cond_fun, body_fun=body_fun)
     init_val = _promote_weak_init(init_val, body_fun)
     pred = _loop_pred(op, cond_fun, init_val)
     if type(_strip_derivatives(pred)) is ShapeTracer:  # eval_shape: the carry's types
@@ -709,6 +714,16 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     if _is_batched(pred):
         return _arrays(_batched_while(op, cond_fun, body_fun, init_val, pred))
     return _arrays(_while(op, cond_fun, body_fun, init_val, pred))
+
+
+def _check_callables(op: str, **functions: Any) -> None:
+    """A ControlFlowError naming each of ``functions`` that is not callable."""
+    for name, fn in functions.items():
+        if not callable(fn):
+            raise ControlFlowError(
+                f"{op}: {name} must be callable, got {type(fn).__name__}; pass a function "
+                f"(a lambda) of the operands"
+            )
 
 
 def _loop_pred(op: str, cond_fun: Callable, val: Any) -> Any:
@@ -857,6 +872,7 @@ def fori_loop(
         16.0
     """
     op = "fori_loop(lower, upper, body_fun, init_val)"
+    _check_callables(op, body_fun=body_fun)
     for name, b in (("lower", lower), ("upper", upper)):
         _check_pred(op, b, "iuf", f"bound {name}")
     _check_bound_types(op, lower, upper)
@@ -1021,14 +1037,15 @@ def scan(
         (6.0, [0.0, 2.0, 9.0])
     """
     op = "scan(f, init, xs, length=None, reverse=False, unroll=1)"
-    if not callable(f):
-        raise TypeError(f"{op}: f must be callable, got {type(f).__name__}")
+    _check_callables(op, f=f)
     x_leaves, x_spec = tree_flatten(xs)
     lengths = {_shape(x)[0] if _shape(x) else None for x in x_leaves}
     if None in lengths:
         raise ScanLengthError(f"{op}: every leaf of xs needs a leading axis to scan over")
     if length is not None:
         length = _int(length)
+        if length < 0:
+            raise ScanLengthError(f"{op}: length must be a non-negative int, got {length}")
         lengths.add(length)
     if len(lengths) > 1:
         raise ScanLengthError(

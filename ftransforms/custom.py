@@ -20,7 +20,7 @@ import optree
 import ftransforms.numpy as fnp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
-from ftransforms.arguments import FLOAT0
+from ftransforms.arguments import FLOAT0, structure_str
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.errors import ArgnumsError, InPlaceError, TangentMismatchError
 from ftransforms.core.mutation import Buffer, assign, mutable, snapshot, written
@@ -224,11 +224,35 @@ def _tangent_leaves(t_out: Any, y: tuple, name: str, unbatched: bool) -> tuple:
     )
 
 
-def _rule_pair(result: Any, name: str) -> None:
+def _described(value: Any) -> str:
+    """``value``'s kind for an error message: a tuple's length, an array's shape."""
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of length {len(value)}"
+    if hasattr(value, "shape"):
+        return f"a single array of shape {tuple(value.shape)}"
+    return type(value).__name__
+
+
+def _rule_pair(result: Any, name: str, primal_checked: Callable | None = None) -> None:
+    """A JVP rule's ``(primal_out, tangent_out)``: a pair whose halves have one structure
+    (JAX's check; a ``SymbolicZero`` is one leaf), once ``primal_checked`` (the check of
+    the primal half against the function's outputs, when known) passes."""
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        raise TypeError(
+        raise TangentMismatchError(
             f"{name}: the JVP rule must return a pair (primal_out, tangent_out), got "
-            f"{type(result).__name__}"
+            f"{_described(result)}"
+        )
+    if primal_checked is not None:
+        primal_checked()
+    primal = optree.tree_structure(result[0], namespace=NAMESPACE)
+    tangent = optree.tree_structure(
+        result[1], is_leaf=lambda v: isinstance(v, SymbolicZero), namespace=NAMESPACE
+    )
+    if primal != tangent and primal.num_leaves == tangent.num_leaves:  # (else: counted)
+        raise TangentMismatchError(
+            f"{name}: the JVP rule's primal and tangent outputs must have one structure, but "
+            f"the primal output is {structure_str(spec=primal)} and the tangent output is "
+            f"{structure_str(spec=tangent)}; return the tangent in the primal output's structure"
         )
 
 
@@ -236,15 +260,31 @@ def _rule_tangents(result: Any, y: tuple, name: str) -> Any:
     """The tangent half of a JVP rule's ``(primal_out, tangent_out)``, once its primal half
     is checked against the function's outputs (as many leaves, the same shapes: as JAX
     checks); the primal values used are the function's own."""
-    _rule_pair(result, name)
-    p_leaves = tree_leaves(transform_outputs(result[0]))
-    if len(p_leaves) != len(y) or any(fnp.shape(p) != fnp.shape(v) for p, v in zip(p_leaves, y)):
-        raise TangentMismatchError(
-            f"{name}: the JVP rule's primal output has {len(p_leaves)} leaves of shapes "
-            f"{[fnp.shape(p) for p in p_leaves]}, but the function returns {len(y)} of shapes "
-            f"{[fnp.shape(v) for v in y]}; return f(*primals) (or the same values) first"
-        )
+
+    def primal_checked() -> None:
+        p_leaves = tree_leaves(transform_outputs(result[0]))
+        if len(p_leaves) != len(y) or any(
+            fnp.shape(p) != fnp.shape(v) for p, v in zip(p_leaves, y)
+        ):
+            raise TangentMismatchError(
+                f"{name}: the JVP rule's primal output has {len(p_leaves)} leaves of shapes "
+                f"{[fnp.shape(p) for p in p_leaves]}, but the function returns {len(y)} of "
+                f"shapes {[fnp.shape(v) for v in y]}; return f(*primals) (or the same values) "
+                f"first"
+            )
+
+    _rule_pair(result, name, primal_checked)
     return result[1]
+
+
+def _fwd_pair(result: Any, name: str) -> Any:
+    """A custom_vjp fwd rule's ``(out, residuals)``, or a TangentMismatchError."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        raise TangentMismatchError(
+            f"{name}: the fwd rule must return a pair (out, residuals), got "
+            f"{_described(result)}; return e.g. (f(x), (x,))"
+        )
+    return result
 
 
 def _symbolic_zero(x: Any, batched: bool) -> SymbolicZero:
@@ -606,7 +646,7 @@ def _custom_vjp_primitive(
     fwd, bwd, in_spec, spec: _Spec, name: str, symbolic: bool = False, batched: bool = False
 ) -> Primitive:
     def impl(xp, *leaves):
-        out, res = transform_outputs(fwd(*tree_unflatten(in_spec, leaves)))
+        out, res = _fwd_pair(transform_outputs(fwd(*tree_unflatten(in_spec, leaves))), name)
         out_leaves, spec.out = tree_flatten(out)
         res_leaves, spec.res = tree_flatten(res)
         spec.n_out = len(out_leaves)
@@ -629,7 +669,7 @@ def _custom_vjp_primitive(
         # jvp(grad(f)) work, and in grad(grad(f)) the outer level differentiates the output
         # as fwd computes it (``fwd = lambda x: (x, None)`` of a clip_gradient is the
         # identity there), where the primitive bound below would apply ``bwd`` again.
-        out, res = transform_outputs(fwd(*tree_unflatten(in_spec, leaves)))
+        out, res = _fwd_pair(transform_outputs(fwd(*tree_unflatten(in_spec, leaves))), name)
         out_leaves, spec.out = tree_flatten(out)
         res_leaves, spec.res = tree_flatten(res)
         spec.n_out = len(out_leaves)
@@ -651,9 +691,9 @@ def _custom_vjp_primitive(
         if type(cts) is list:  # JAX takes a list as the tuple of cotangents
             cts = tuple(cts)
         if not isinstance(cts, tuple):
-            raise TypeError(
+            raise TangentMismatchError(
                 f"{name}: the bwd rule must return a tuple with one cotangent per argument, "
-                f"got {type(cts).__name__}"
+                f"got {_described(cts)}; return e.g. (g * 2,) for one argument"
             )
         ct_leaves = _cotangent_leaves(cts, in_spec)
         ct_leaves = [None if isinstance(c, SymbolicZero) else c for c in ct_leaves]

@@ -1109,9 +1109,9 @@ def jit(
             )
     if not callable(func):
         raise TypeError(f"jit: expected a function, got {type(func).__name__}")
-    argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-    argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     name = getattr(func, "__name__", "f")
+    argnums = _static_entries(name, "static_argnums", static_argnums, int)
+    argnames = _static_entries(name, "static_argnames", static_argnames, str)
     if argnums or argnames:  # (reading the signature costs; only static arguments need it)
         argnums, argnames = _infer_static(func, name, argnums, argnames)
     cache = _ProgramCache()
@@ -1473,6 +1473,28 @@ def _recording_again(name: str, guards: Any, stale: list) -> None:
 _HOW = {True: "eager", False: "never"}
 
 
+def _static_entries(name: str, what: str, given: Any, kind: type) -> tuple:
+    """``static_argnums`` (ints) or ``static_argnames`` (strs) as a tuple, or an
+    ArgnumsError naming the entry of the wrong type."""
+    if given is None:  # (JAX's spelling of none)
+        return ()
+    entries = (given,) if isinstance(given, kind) else given
+    try:
+        entries = tuple(entries)
+    except TypeError:
+        entries = (given,)
+    if kind is int:  # (a NumPy integer is an int here, a bool is not)
+        entries = tuple(int(e) if isinstance(e, numpy.integer) else e for e in entries)
+    for e in entries:
+        if not isinstance(e, kind) or (kind is int and isinstance(e, bool)):
+            want = "ints (positions)" if kind is int else "strs (parameter names)"
+            raise ArgnumsError(
+                f"jit({name}, {what}={given!r}): {what} must be {want}, got {e!r}; "
+                f"e.g. static_argnums=1 or static_argnames='n'"
+            )
+    return entries
+
+
 def _infer_static(
     func: Callable, name: str, argnums: tuple, argnames: tuple
 ) -> tuple[tuple, tuple]:
@@ -1491,7 +1513,7 @@ def _infer_static(
     if not any(p.kind is kinds.VAR_POSITIONAL for p in params):
         for i in argnums:
             if not -n <= i < n:
-                raise ValueError(
+                raise ArgnumsError(
                     f"jit({name}, static_argnums={argnums!r}): static_argnums has {i}, but "
                     f"{name} takes {n} positional argument(s); static_argnums counts its "
                     f"positional parameters from 0"
@@ -1501,7 +1523,7 @@ def _infer_static(
     ]
     unknown = sorted(set(argnames) - set(keyword))
     if unknown and not any(p.kind is kinds.VAR_KEYWORD for p in params):
-        raise ValueError(
+        raise ArgnumsError(
             f"jit({name}, static_argnames={argnames!r}): {name} has no parameter(s) "
             f"{unknown} that can be passed by keyword; its parameters are {keyword}"
         )

@@ -76,8 +76,14 @@ def tree_leaves(tree: Any) -> list[Any]:
 
 
 def broadcast_prefix(prefix: Any, tree: Any) -> list[Any]:
-    """The leaves of ``prefix`` repeated to match each leaf of ``tree`` (``None`` a leaf)."""
-    return optree.broadcast_prefix(prefix, tree, none_is_leaf=True, namespace=NAMESPACE)
+    """The leaves of ``prefix`` repeated to match each leaf of ``tree`` (``None`` a leaf).
+
+    Only ``tree``'s structure is looked at: optree's mismatch message would print its leaves,
+    and printing a tracer reads its values (under vmap, a split of the batch).
+    """
+    leaves, spec = optree.tree_flatten(tree, none_is_leaf=True, namespace=NAMESPACE)
+    skeleton = spec.unflatten(range(len(leaves)))
+    return optree.broadcast_prefix(prefix, skeleton, none_is_leaf=True, namespace=NAMESPACE)
 
 
 def register_pytree_node(

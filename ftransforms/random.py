@@ -98,7 +98,7 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.backend import is_array
-from ftransforms.core.errors import RandomnessError
+from ftransforms.core.errors import PRNGKeyError, RandomnessError
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, user_array
 from ftransforms.core.primitive import defop
 from ftransforms.core.stack import OUTERMOST_HOOKS, current_stack
@@ -221,9 +221,13 @@ def _backend(rng: Any) -> Any:
 def _check_rng(rng: Any, where: str) -> None:
     if _is_numpy_rng(rng) or _is_cupy_rng(rng):
         return
-    raise TypeError(
-        f"{where}: rng must be a numpy.random.Generator or a cupy.random.Generator, got "
-        f"{type(rng).__name__}; create one with numpy.random.default_rng(seed) and pass it"
+    got = type(rng).__name__
+    if hasattr(rng, "dtype"):
+        got = f"{got} of dtype {rng.dtype}"
+    raise PRNGKeyError(
+        f"{where}: rng must be a numpy.random.Generator or a cupy.random.Generator, or a "
+        f"JAX-style key (a uint32 array of shape (2,)), got {got}; create a generator with "
+        f"numpy.random.default_rng(seed), or a key with ft.random.key(seed)"
     )
 
 

@@ -300,7 +300,9 @@ def fold_in(key: Any, data: Any) -> Any:
             f"{fnp.shape(data)}; map over it with ft.vmap"
         )
     dtype = getattr(data, "dtype", None)
-    if isinstance(data, float) or (dtype is not None and numpy.dtype(dtype).kind not in "iub"):
+    if (dtype is None and not isinstance(data, int)) or (
+        dtype is not None and numpy.dtype(dtype).kind not in "iub"
+    ):
         raise PRNGKeyError(
             f"random.fold_in(key, data): data must be an integer, got "
             f"{dtype or type(data).__name__}; pass an int"

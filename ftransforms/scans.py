@@ -20,6 +20,7 @@ from typing import Any
 import ftransforms.numpy as fnp
 from ftransforms.api import vmap
 from ftransforms.control import scan
+from ftransforms.core.errors import ControlFlowError, ScanLengthError
 from ftransforms.core.mutation import clone
 from ftransforms.core.tracer import Tracer
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
@@ -64,21 +65,21 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
     """
     op = "associative_scan(fn, elems, reverse=False, axis=0)"
     if not callable(fn):
-        raise TypeError(f"{op}: fn must be callable, got {type(fn).__name__}")
+        raise ControlFlowError(f"{op}: fn must be callable, got {type(fn).__name__}")
     leaves, spec = tree_flatten(elems)
     if not leaves:
-        raise ValueError(f"{op}: elems has no arrays; pass an array or a pytree of arrays")
+        raise ScanLengthError(f"{op}: elems has no arrays; pass an array or a pytree of arrays")
     leaves = [fnp.asarray(leaf) for leaf in leaves]
     ndim = leaves[0].ndim
     if not -ndim <= axis < ndim or ndim == 0:
-        raise ValueError(
+        raise ScanLengthError(
             f"{op}: axis {axis} is out of range for elems of rank {ndim}; scan along an "
             f"existing axis"
         )
     axis = axis % ndim
     n = leaves[0].shape[axis]
     if any(leaf.ndim <= axis or leaf.shape[axis] != n for leaf in leaves):
-        raise ValueError(
+        raise ScanLengthError(
             f"{op}: every array of elems must have the same length along axis {axis}, got "
             f"shapes {[tuple(leaf.shape) for leaf in leaves]}"
         )
@@ -91,7 +92,7 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
         a, b = [_own(x) for x in a], [_own(x) for x in b]
         out, out_spec = tree_flatten(fn(tree_unflatten(spec, a), tree_unflatten(spec, b)))
         if out_spec != spec:
-            raise TypeError(
+            raise ControlFlowError(
                 f"{op}: fn must return a pytree of elems' structure {spec}, got {out_spec}"
             )
         return out
@@ -137,14 +138,16 @@ def map(f: Callable, xs: Any, batch_size: int | None = None) -> Any:  # noqa: A0
     """
     op = "map(f, xs, batch_size=None)"
     if not callable(f):
-        raise TypeError(f"{op}: f must be callable, got {type(f).__name__}")
+        raise ControlFlowError(f"{op}: f must be callable, got {type(f).__name__}")
     if batch_size is None:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"{op}: batch_size must be a positive int or None, got {batch_size!r}")
+        raise ScanLengthError(
+            f"{op}: batch_size must be a positive int or None, got {batch_size!r}"
+        )
     leaves, spec = tree_flatten(xs)
     if not leaves:
-        raise ValueError(f"{op}: xs has no arrays; pass an array or a pytree of arrays")
+        raise ScanLengthError(f"{op}: xs has no arrays; pass an array or a pytree of arrays")
     n = fnp.shape(leaves[0])[0]
     full = n - n % batch_size
     vf = vmap(f)

@@ -35,7 +35,7 @@ from typing import Any
 import numpy
 
 from ftransforms.core.avals import ShapedArray, ShapeDtypeStruct  # noqa: F401  (re-exported)
-from ftransforms.core.errors import TracerConversionError
+from ftransforms.core.errors import NotAnArrayError, TracerConversionError
 from ftransforms.core.stack import Interpreter, pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.program import EFFECT_PRIMITIVES
@@ -255,4 +255,9 @@ def eval_shape(f: Callable, *args: Any, **kwargs: Any) -> Any:
 def _struct_of(leaf: Any) -> ShapeDtypeStruct:
     if isinstance(leaf, ShapeTracer) or _is_abstract(leaf):
         return ShapeDtypeStruct(leaf.shape, leaf.dtype)
+    if not isinstance(leaf, (bool, int, float, complex)):  # ('f8' would read as a dtype)
+        raise NotAnArrayError(
+            f"eval_shape: every output must be an array or a Python number, got "
+            f"{type(leaf).__name__}; return numpy/cupy arrays (or pytrees of them)"
+        )
     return ShapeDtypeStruct(numpy.shape(leaf), numpy.result_type(leaf))

@@ -236,6 +236,20 @@ class CarryError(ControlFlowError):
     """
 
 
+class BranchesError(ControlFlowError, ValueError):
+    """``switch`` given no branches, or a branch that is not callable (``ValueError`` too, as
+    ``jax.lax.switch`` raises for an empty sequence).
+
+    Example:
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.switch(0, [], 1.0)
+        ... except ft.errors.BranchesError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        BranchesError: switch(index, branches, *operands): branches must be a non-empty ...
+    """
+
+
 class PredicateError(ControlFlowError):
     """A predicate or branch index that is not a boolean or integer scalar.
 
