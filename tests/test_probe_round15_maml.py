@@ -5,10 +5,15 @@ meta-parameters.  Oracles: float64 finite differences, a Python loop over tasks,
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
+import pytest
 import scipy.sparse.linalg as spla
+from scipy.integrate import quad  # (SciPy's function object, bound before any transform)
 
 import ftransforms as ft
+from ftransforms.errors import TracerConversionError
 from ftransforms.scipy.sparse.linalg import cg as ft_cg
 from tests.program_oracles import fd_jacobian, jax_call
 from tests.tolerances import assert_tree_close, fd_tol, tol
@@ -92,3 +97,31 @@ def test_maml_in_place_views_vmap_over_tasks_against_jax():
     assert_tree_close(got, want, **tol(np.float64))
     jitted = ft.jit(ft.vmap(ft.grad(_maml_in_place), (None, 0, 0)))
     assert_tree_close(jitted(w, xs, ys), want, **tol(np.float64))
+
+
+class _Decay:
+    """A callable object (a "model") whose parameter is an attribute."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        k = getattr(self.k, "k", self.k)
+        return np.exp(-k * x)
+
+
+def test_scipy_quad_of_a_callable_object_holding_a_tracer():
+    # the redirect looked for tracers only in a function's closure, so SciPy's quad ran
+    # and raised TracerConversionError naming "scipy.integrate.trampoline"
+    got = ft.grad(lambda k: quad(_Decay(k), 0.0, 1.0)[0])(1.0)
+    want = fd_jacobian(lambda k: quad(_Decay(float(k)), 0.0, 1.0)[0], (np.float64(1.0),))
+    assert_tree_close(got, want, **fd_tol(np.float64))
+
+
+def test_scipy_error_names_the_function_not_the_redirect():
+    # the tracer two attributes deep is not seen, so SciPy's quad runs and its float()
+    # of the traced integrand value fails: the error named the redirect's trampoline
+    # ("scipy.integrate.trampoline") instead of SciPy's function
+    holder = types.SimpleNamespace()
+    with pytest.raises(TracerConversionError, match=r"scipy\.integrate\.quad "):
+        ft.grad(lambda k: quad(_Decay(setattr(holder, "k", k) or holder), 0.0, 1.0)[0])(1.0)

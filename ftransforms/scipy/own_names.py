@@ -138,7 +138,16 @@ def _holds(value: Any) -> bool:
     operator = getattr(sparse_linalg, "LinearOperator", None)
     if operator is not None and isinstance(value, operator):
         return _operator_traced(value, operator)  # (its matvec may close over a tracer)
-    return callable(value) and not isinstance(value, type) and bool(closure_tracers(value))
+    if not callable(value) or isinstance(value, type):
+        return False
+    if bool(closure_tracers(value)):
+        return True
+    state = getattr(value, "__dict__", None)  # a callable object: quad(F(k), 0, 1)
+    return (
+        not isinstance(value, types.FunctionType | types.MethodType)
+        and isinstance(state, dict)
+        and any(holds_tracer(v) for v in state.values())
+    )
 
 
 def _traced(args: tuple, kwargs: dict) -> bool:
