@@ -299,6 +299,12 @@ def _scipy_caller(depth: int) -> tuple[str, str] | None:
             continue
         if name.split(".")[0] != "scipy":
             break
+        if frame.f_code.co_filename == "<ftransforms redirect>":
+            # the trampoline of a SciPy function bound before the first transform (NOTE
+            # [SciPy's function objects bound before the first transform]): its name is
+            # that of the SciPy frame inside it, already found
+            frame = frame.f_back
+            continue
         function = frame.f_code.co_name
         if function in _DECORATOR_FRAMES or function.endswith("_wrapper") or "._lib" in name:
             # SciPy's decorators (batching over leading axes, ...): the public function is

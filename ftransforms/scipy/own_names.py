@@ -137,7 +137,20 @@ def _holds(value: Any) -> bool:
     ``quad(lambda x: np.exp(-k * x), 0, 1)`` under ``grad`` in ``k``)."""
     if holds_tracer(value):
         return True
-    return callable(value) and not isinstance(value, type) and bool(closure_tracers(value))
+    sparse_linalg = sys.modules.get("scipy.sparse.linalg")
+    operator = getattr(sparse_linalg, "LinearOperator", None)
+    if operator is not None and isinstance(value, operator):
+        return _operator_traced(value, operator)  # (its matvec may close over a tracer)
+    if not callable(value) or isinstance(value, type):
+        return False
+    if bool(closure_tracers(value)):
+        return True
+    state = getattr(value, "__dict__", None)  # a callable object: quad(F(k), 0, 1)
+    return (
+        not isinstance(value, types.FunctionType | types.MethodType)
+        and isinstance(state, dict)
+        and any(holds_tracer(v) for v in state.values())
+    )
 
 
 def _traced(args: tuple, kwargs: dict) -> bool:
@@ -539,6 +552,22 @@ def _patch_data_constructors() -> None:
         cls.__new__ = staticmethod(new)
 
 
+def _operator_traced(op: Any, base: type, depth: int = 0) -> bool:
+    """Whether a ``LinearOperator`` computes with tracers although its operand is plain:
+    its ``matvec`` function closes over one (``LinearOperator(matvec=lambda v: v + hvp(w,
+    v))`` under ``grad`` in ``w``), or an operator it is built from does (``B + 2 * B``);
+    SciPy's product would hand the traced result to ``numpy.asarray``."""
+    state = getattr(op, "__dict__", None)
+    if not state or depth > 8:
+        return False
+    for value in state.values():
+        parts = value if isinstance(value, tuple) else (value,)
+        for part in parts:
+            if _holds(part) or (isinstance(part, base) and _operator_traced(part, base, depth + 1)):
+                return True
+    return False
+
+
 def _patch_linear_operator() -> None:
     """``scipy.sparse.linalg.LinearOperator``'s products with a traced operand: its
     shape checks around the operator's own ``_matvec``/``_matmat``, without SciPy's
@@ -550,7 +579,7 @@ def _patch_linear_operator() -> None:
         answer = getattr(ours, f"traced_{method}")
 
         def call(self, x, _theirs=theirs, _answer=answer):
-            if ACTIVE_THREADS[0] and holds_tracer(x):
+            if ACTIVE_THREADS[0] and (holds_tracer(x) or _operator_traced(self, cls)):
                 return _answer(self, x)
             return _theirs(self, x)
 
