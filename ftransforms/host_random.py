@@ -56,6 +56,7 @@ from ftransforms.backend import is_array
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, frame_is_user_code
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters import batching
+from ftransforms.numpy.generator_out import SEED_GIVEN
 
 _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
 _DEPTH = 4
@@ -1237,6 +1238,9 @@ class seed_given:  # noqa: N801 - used as ``with seed_given():``
 
     def __exit__(self, *exc: Any) -> None:
         _ENTROPY.taken = self.start
+
+
+SEED_GIVEN.append(seed_given)
 
 
 def entropy_taken() -> int:

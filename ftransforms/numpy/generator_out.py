@@ -52,7 +52,6 @@ from ftransforms.core.mutation import (
 from ftransforms.core.mutation import c_contiguous as _c_contiguous
 from ftransforms.core.mutation import f_contiguous as _f_contiguous
 from ftransforms.core.tracer import Tracer
-from ftransforms.host_random import seed_given
 from ftransforms.numpy.helpers import dtype_of, invalid_in_rows
 from ftransforms.numpy.helpers import shape as shape_of
 from ftransforms.numpy.indexing import take
@@ -466,10 +465,10 @@ class RandomState(_NUMPY_RANDOM_STATE, metaclass=_NumPysClass):
     def __init__(self, seed: Any = None) -> None:
         for read in SEED_READERS:  # a seed read from a vmap row (NOTE [seeds of some rows])
             seed = read(seed)
-        if seed is None:
+        if seed is None or not SEED_GIVEN:
             super().__init__(seed)
             return
-        with seed_given():  # its first, unseeded bit generator is no fresh entropy
+        with SEED_GIVEN[0]():  # its first, unseeded bit generator is no fresh entropy
             super().__init__(seed)
 
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
@@ -509,6 +508,9 @@ for _name in _LEGACY_DRAWS:
 #: How a seed read from a vmap row is taken: ftransforms/row_seeds.py registers its reader
 #: (NOTE [seeds of some rows]); one patch of ``default_rng`` serves both.
 SEED_READERS: list = []
+#: ``host_random.seed_given`` (registered there: it sits above this layer): entered while
+#: ``RandomState(seed)`` seeds itself.
+SEED_GIVEN: list = []
 
 
 def default_rng(seed: Any = None) -> Any:
