@@ -85,7 +85,8 @@ def note_stored(tracer: Tracer, place: Callable[[], str], how: str = "") -> None
             )
         )
     )
-    STORED[key] = (weakref.ref(tracer, lambda _, k=key: STORED.pop(k, None)), text)
+    # (``STORED`` bound now: at interpreter exit the module's globals may be gone first)
+    STORED[key] = (weakref.ref(tracer, lambda _, k=key, d=STORED: d.pop(k, None)), text)
 
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
