@@ -195,6 +195,18 @@ def own_state(func: Any, leaves: list = ()) -> list:
     are among the argument ``leaves``, and
     ``((globals, name), value)`` for the globals it names; through the closures of
     transformed functions (``vmap(grad(layer))``) to the user's function or object."""
+    if type(func) is types.FunctionType and func.__closure__ is None:
+        # (the commonest case, a function of its arguments and modules: nothing to note)
+        glb = func.__globals__
+        for name in func.__code__.co_names:
+            if not isinstance(glb.get(name, len), _SKIPPED):  # (``len``: absent, skipped)
+                break
+        else:
+            for leaf in leaves:
+                if type(leaf) not in _PLAIN:
+                    break
+            else:
+                return []
     out: list = []
     seen: set = set()
     _own_state(func, out, seen, 0)
