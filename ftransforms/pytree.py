@@ -82,7 +82,12 @@ def broadcast_prefix(prefix: Any, tree: Any) -> list[Any]:
     and printing a tracer reads its values (under vmap, a split of the batch).
     """
     leaves, spec = optree.tree_flatten(tree, none_is_leaf=True, namespace=NAMESPACE)
-    skeleton = spec.unflatten(range(len(leaves)))
+    if prefix is None or type(prefix) is int:
+        return [prefix] * len(leaves)
+    try:
+        skeleton = spec.unflatten(range(len(leaves)))
+    except Exception:  # noqa: BLE001 - a node of the user's whose rebuild checks its children
+        skeleton = tree
     return optree.broadcast_prefix(prefix, skeleton, none_is_leaf=True, namespace=NAMESPACE)
 
 

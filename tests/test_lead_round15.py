@@ -57,3 +57,29 @@ def test_globals_read_as_globals_or_by_string_are_still_guarded():
         np.testing.assert_allclose(jf(x), x * 5.0 + 7.0)
     finally:
         SCALE, FACTOR = 2.0, 3.0
+
+
+class _Checked:
+    """A pytree node of the user's whose constructor accepts arrays only."""
+
+    def __init__(self, w, b):
+        if not hasattr(w, "shape"):
+            raise TypeError("arrays only")
+        self.w, self.b = w, b
+
+
+ft.tree_util.register_pytree_node(
+    _Checked, lambda c: ((c.w, c.b), None), lambda aux, children: _Checked(*children)
+)
+
+
+def test_in_and_out_dims_prefixes_over_a_node_whose_rebuild_checks_its_children():
+    p = _Checked(np.ones((3, 2)), np.arange(3.0))
+    X = np.arange(8.0).reshape(4, 2)
+
+    def f(x, p):
+        return p.w @ x + p.b, p
+
+    y, q = ft.vmap(f, in_dims=(0, None), out_dims=(0, None))(X, p)
+    np.testing.assert_allclose(y, np.stack([f(x, p)[0] for x in X]))
+    assert type(q) is _Checked
