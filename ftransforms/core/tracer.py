@@ -117,14 +117,9 @@ def _storing_into_an_array(depth: int) -> bool:
         frame = sys._getframe(depth + 1)
     except ValueError:  # pragma: no cover  (no such frame)
         return False
-    op = frame.f_code.co_code[frame.f_lasti]
-    if op == _STORE_SUBSCR:
+    if frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR:
         return True
-    if op != _CALL:
-        return False
-    from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
-
-    return _callee(frame.f_code, frame.f_lasti) in _NUMPY_WRITERS
+    return _method_called(frame) in _NUMPY_WRITERS
 
 
 def _filling_an_array(depth: int) -> bool:
@@ -135,11 +130,16 @@ def _filling_an_array(depth: int) -> bool:
         frame = sys._getframe(depth + 1)
     except ValueError:  # pragma: no cover  (no such frame)
         return False
+    return _method_called(frame) == "fill"
+
+
+def _method_called(frame: Any) -> str | None:
+    """The name of the function or method ``frame`` is calling, or None."""
     if frame.f_code.co_code[frame.f_lasti] != _CALL:
-        return False
+        return None
     from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
 
-    return _callee(frame.f_code, frame.f_lasti) == "fill"
+    return _callee(frame.f_code, frame.f_lasti)
 
 
 #: Code objects of NumPy functions that turn the result of their object loops into a NumPy
@@ -522,21 +522,28 @@ def _generator_method_called(depth: int) -> str | None:
     random generator it holds (``rng.normal(loc=t)``, ``self.rng.uniform(t)``): the C
     method converts a traced parameter with ``__array__(dtype=float64)``
     (NOTE [traced parameters of a held generator]); else None."""
-    frame = sys._getframe(depth + 1)
+    chain, obj = _receiver(sys._getframe(depth + 1))
+    if not isinstance(obj, _GENERATORS):
+        return None
+    return f"{'.'.join(chain[:-1])}.{chain[-1]}"
+
+
+def _receiver(frame: Any) -> tuple[tuple, Any]:
+    """``(("self", "rng", "normal"), <the object self.rng>)`` for the call ``frame`` is
+    making (``self.rng.normal(t)``): the names it loads and the object the method is
+    called on; ``(chain, None)`` where they are not a plain name path."""
     key = (frame.f_code, frame.f_lasti)
     chain = _CALL_CHAINS.get(key)
     if chain is None:
         chain = _CALL_CHAINS[key] = _called_name_chain(frame.f_code, frame.f_lasti)
     if len(chain) < 2:
-        return None
-    first, *attrs, method = chain
+        return chain, None
+    first, *attrs, _ = chain
     scope = frame.f_locals
     obj = scope[first] if first in scope else frame.f_globals.get(first)
     for attr in attrs:
         obj = getattr(obj, attr, None)
-    if not isinstance(obj, _GENERATORS):
-        return None
-    return f"{'.'.join(chain[:-1])}.{method}"
+    return chain, obj
 
 
 def _masked_array_caller(depth: int) -> bool:
@@ -566,23 +573,14 @@ def _plain_array_method(depth: int) -> tuple[str, str] | None:
     frame = sys._getframe(depth + 1)
     if frame.f_globals.get("__name__") == "numpy._ftransforms_buffers":
         return None  # numpy.array/asarray's wrapper: no method of the user's array
-    key = (frame.f_code, frame.f_lasti)
-    chain = _CALL_CHAINS.get(key)
-    if chain is None:
-        chain = _CALL_CHAINS[key] = _called_name_chain(frame.f_code, frame.f_lasti)
+    chain, obj = _receiver(frame)
     if len(chain) < 2:
         # a receiver that is no plain name path (X[0].take(t)): the method's name alone
         from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
 
         method = _callee(frame.f_code, frame.f_lasti)
-        if method in _PLAIN_ARRAY_METHODS:
-            return "a", method
-        return None
-    first, *attrs, method = chain
-    scope = frame.f_locals
-    obj = scope[first] if first in scope else frame.f_globals.get(first)
-    for attr in attrs:
-        obj = getattr(obj, attr, None)
+        return ("a", method) if method in _PLAIN_ARRAY_METHODS else None
+    method = chain[-1]
     if type(obj) is not numpy.ndarray or not callable(getattr(obj, method, None)):
         return None
     return ".".join(chain[:-1]), method
